@@ -1,0 +1,90 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Paths are the files agate reads and writes. Every one can be moved by an
+// environment variable, which is how tests and a second instance keep apart.
+type Paths struct {
+	Config string // config.toml: --config, AGATE_CONFIG, or <user config dir>/agate/config.toml
+	Grants string // the "always" grants, beside the config: grants.toml
+	State  string // the state folder (audit log, key store): AGATE_STATE_DIR or the platform's
+	Socket string // the daemon's socket: --socket, AGATE_SOCKET, or <runtime dir>/agate/agate.sock
+}
+
+// ConfigDir is the folder holding config.toml, the one the watcher watches.
+func (p Paths) ConfigDir() string { return filepath.Dir(p.Config) }
+
+// AuditLog is the path of the current audit log file.
+func (p Paths) AuditLog() string { return filepath.Join(p.State, "audit.jsonl") }
+
+// KeyStore is the path of the sealed key store.
+func (p Paths) KeyStore() string { return filepath.Join(p.State, "keys.json") }
+
+// resolvePaths works out the paths from the flags (empty when not given)
+// and the environment.
+func resolvePaths(configFlag, socketFlag string) (Paths, error) {
+	var p Paths
+	switch {
+	case configFlag != "":
+		p.Config = configFlag
+	case os.Getenv("AGATE_CONFIG") != "":
+		p.Config = os.Getenv("AGATE_CONFIG")
+	default:
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return p, fmt.Errorf("find the config folder: %w (set AGATE_CONFIG)", err)
+		}
+		p.Config = filepath.Join(dir, "agate", "config.toml")
+	}
+	abs, err := filepath.Abs(p.Config)
+	if err != nil {
+		return p, fmt.Errorf("config path %q: %w", p.Config, err)
+	}
+	p.Config = abs
+	p.Grants = filepath.Join(p.ConfigDir(), "grants.toml")
+
+	if s := os.Getenv("AGATE_STATE_DIR"); s != "" {
+		p.State = s
+	} else {
+		s, err := stateDir()
+		if err != nil {
+			return p, fmt.Errorf("find the state folder: %w (set AGATE_STATE_DIR)", err)
+		}
+		p.State = s
+	}
+	if p.State, err = filepath.Abs(p.State); err != nil {
+		return p, fmt.Errorf("state path: %w", err)
+	}
+
+	switch {
+	case socketFlag != "":
+		p.Socket = socketFlag
+	case os.Getenv("AGATE_SOCKET") != "":
+		p.Socket = os.Getenv("AGATE_SOCKET")
+	case os.Getenv("XDG_RUNTIME_DIR") != "":
+		p.Socket = filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "agate", "agate.sock")
+	default:
+		p.Socket = filepath.Join(p.State, "run", "agate.sock")
+	}
+	if p.Socket, err = filepath.Abs(p.Socket); err != nil {
+		return p, fmt.Errorf("socket path: %w", err)
+	}
+	return p, nil
+}
+
+// homeDir returns the person's home folder.
+func homeDir() (string, error) {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	if h == "" {
+		return "", errors.New("no home folder")
+	}
+	return h, nil
+}

@@ -1,0 +1,18 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// stateDir is %LocalAppData%\agate.
+func stateDir() (string, error) {
+	if s := os.Getenv("LocalAppData"); s != "" {
+		return filepath.Join(s, "agate"), nil
+	}
+	h, err := homeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(h, "AppData", "Local", "agate"), nil
+}

@@ -1,0 +1,274 @@
+package policy
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Categories are the tool categories agate reasons about. The first eleven
+// are agate's; the rest are eVi's other [tools] toggles, accepted so an eVi
+// config reads unchanged.
+var Categories = []string{
+	"fs", "code", "shell", "web", "mcp", "memory", "skills", "image", "subagent", "computer", "git",
+	"voice", "transcripts", "pdf", "sqlite", "index", "federation", "ocr", "calendar",
+}
+
+// CategoryUnknown is the category of a tool the catalog does not know.
+const CategoryUnknown = "unknown"
+
+func knownCategory(c string) bool {
+	for _, k := range Categories {
+		if k == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Permissions is Anymo's closed set of permissions a tool can declare.
+var Permissions = []string{
+	"FileRead", "FileWrite", "FileList", "NetworkFetch", "BrowserControl", "ShellExecute",
+	"PythonExecute", "FinanceRead", "MemoryWrite", "SkillWrite", "ArtifactWrite",
+}
+
+// Level is a tool's declared risk level (Anymo).
+type Level uint8
+
+// The risk levels. Tools of risk high or critical ask unless something
+// explicit allows them.
+const (
+	LevelNone Level = iota
+	LevelLow
+	LevelMedium
+	LevelHigh
+	LevelCritical
+)
+
+var levelNames = []string{"none", "low", "medium", "high", "critical"}
+
+// String returns the level's name.
+func (l Level) String() string {
+	if int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("level(%d)", uint8(l))
+}
+
+func parseLevel(s string) (Level, error) {
+	for i, n := range levelNames {
+		if n == s {
+			return Level(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown risk level %q (want none, low, medium, high or critical)", s)
+}
+
+// ToolSpec declares what a tool needs, as Anymo's ToolSpec does. The
+// built-in catalog (catalog.toml) holds one for every tool of Claude Code,
+// Gemini CLI, Codex and agate's canonical names; [catalog.NAME] in the
+// config adds tools or replaces a built-in spec whole.
+type ToolSpec struct {
+	Canonical        string   `toml:"canonical"`         // agate's name for the same tool ("bash" for Bash)
+	Category         string   `toml:"category"`          // one of Categories
+	Permissions      []string `toml:"permissions"`       // from the closed set
+	Risk             string   `toml:"risk"`              // none | low | medium | high | critical
+	ApprovalRequired bool     `toml:"approval_required"` // asks unless a rule or a person's grant allows
+	ReadOnly         bool     `toml:"read_only"`         // never acts: allowed without asking
+	Risks            []string `toml:"risks"`             // risks every call carries
+	Command          string   `toml:"command"`           // argument holding a shell command
+	Paths            []string `toml:"paths"`             // arguments holding file paths
+	URLs             []string `toml:"urls"`              // arguments holding URLs (or text with URLs)
+	Patch            string   `toml:"patch"`             // argument holding an apply_patch patch
+	Language         string   `toml:"language"`          // argument naming a script's language
+	Workdir          string   `toml:"workdir"`           // argument naming a shell command's working folder
+	Agent            string   `toml:"agent"`             // which agent ships the tool (documentation)
+}
+
+// toolSpec is a checked ToolSpec.
+type toolSpec struct {
+	name      string // the catalog key, possibly a glob ("mcp__*")
+	canonical string
+	category  string
+	level     Level
+	approval  bool
+	readOnly  bool
+	risks     Risks
+	command   string
+	paths     []string
+	writes    bool // the path arguments are written (FileWrite)
+	urls      []string
+	patch     string
+	language  string
+	workdir   string
+}
+
+func (s ToolSpec) compile(name string) (*toolSpec, error) {
+	t := &toolSpec{name: name, canonical: s.Canonical, category: s.Category, approval: s.ApprovalRequired,
+		readOnly: s.ReadOnly, command: s.Command, paths: s.Paths, urls: s.URLs, patch: s.Patch, language: s.Language, workdir: s.Workdir}
+	if name == "" {
+		return nil, errors.New("empty tool name")
+	}
+	if _, err := compileGlob(name); err != nil {
+		return nil, err
+	}
+	if !knownCategory(s.Category) {
+		return nil, fmt.Errorf("unknown category %q (want one of %s)", s.Category, strings.Join(Categories, ", "))
+	}
+	risk := s.Risk
+	if risk == "" {
+		risk = "medium"
+	}
+	var err error
+	if t.level, err = parseLevel(risk); err != nil {
+		return nil, err
+	}
+	for _, p := range s.Permissions {
+		ok := false
+		for _, k := range Permissions {
+			ok = ok || k == p
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown permission %q (want one of %s)", p, strings.Join(Permissions, ", "))
+		}
+		switch p {
+		case "FileWrite":
+			t.writes = true
+		case "NetworkFetch", "BrowserControl":
+			t.risks = t.risks.With(Network)
+		case "PythonExecute":
+			t.risks = t.risks.With(InlineCode)
+		}
+	}
+	for _, r := range s.Risks {
+		risk, err := ParseRisk(r)
+		if err != nil {
+			return nil, err
+		}
+		t.risks = t.risks.With(risk)
+	}
+	if t.writes && t.risks&Risks(Deletes) == 0 {
+		t.risks = t.risks.With(Writes)
+	}
+	if t.readOnly && (t.writes || t.command != "" || t.risks.Has(Deletes) || t.risks.Has(InlineCode)) {
+		return nil, errors.New("a read-only tool cannot write, delete or run commands")
+	}
+	if t.canonical == "" {
+		t.canonical = name
+	}
+	return t, nil
+}
+
+// Catalog is a checked set of tool specs.
+type Catalog struct {
+	exact map[string]*toolSpec
+	globs []*toolSpec // most specific (longest) first
+}
+
+//go:embed catalog.toml
+var catalogText []byte
+
+// builtinCatalog is the catalog embedded in the binary, checked at start.
+var builtinCatalog = mustCatalog()
+
+func mustCatalog() *Catalog {
+	c, err := parseCatalog(catalogText, nil)
+	if err != nil {
+		panic("policy: built-in catalog: " + err.Error())
+	}
+	return c
+}
+
+// parseCatalog reads catalog.toml and applies the config's additions.
+func parseCatalog(text []byte, extra map[string]ToolSpec) (*Catalog, error) {
+	var file struct {
+		Tool map[string]ToolSpec `toml:"tool"`
+	}
+	md, err := toml.NewDecoder(bytes.NewReader(text)).Decode(&file)
+	if err != nil {
+		return nil, err
+	}
+	if u := md.Undecoded(); len(u) > 0 {
+		return nil, fmt.Errorf("unknown key %s", u[0])
+	}
+	specs := file.Tool
+	for k, v := range extra {
+		if specs == nil {
+			specs = map[string]ToolSpec{}
+		}
+		specs[k] = v
+	}
+	c := &Catalog{exact: map[string]*toolSpec{}}
+	for _, name := range sortedKeys(specs) {
+		t, err := specs[name].compile(name)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", name, err)
+		}
+		if strings.ContainsAny(name, "*?[") {
+			c.globs = append(c.globs, t)
+		} else {
+			c.exact[name] = t
+		}
+	}
+	sort.SliceStable(c.globs, func(i, j int) bool { return len(c.globs[i].name) > len(c.globs[j].name) })
+	return c, nil
+}
+
+// unknownTool is the spec of a tool nobody declared: it asks.
+var unknownTool = &toolSpec{category: CategoryUnknown, level: LevelHigh}
+
+// toolInfo is a request's tool: its name and its spec.
+type toolInfo struct {
+	name string
+	*toolSpec
+	known bool
+}
+
+// Lookup returns the spec for a tool name.
+func (c *Catalog) Lookup(name string) toolInfo {
+	if t, ok := c.exact[name]; ok {
+		return toolInfo{name: name, toolSpec: t, known: true}
+	}
+	for _, t := range c.globs {
+		if wildMatch(t.name, name) {
+			return toolInfo{name: name, toolSpec: t, known: true}
+		}
+	}
+	return toolInfo{name: name, toolSpec: unknownTool}
+}
+
+// matchGlob reports whether g matches the tool's name, canonical name or
+// category.
+func (t *toolInfo) matchGlob(g glob) bool {
+	return g.match(t.name) || (t.canonical != "" && g.match(t.canonical)) || g.match(t.category)
+}
+
+// matches is matchGlob for a pattern not compiled yet.
+func (t *toolInfo) matches(pattern string) bool {
+	g, err := compileGlob(pattern)
+	return err == nil && t.matchGlob(g)
+}
+
+// Info describes a tool for people: what the approval popup and `agate
+// check` show.
+type Info struct {
+	Name             string
+	Canonical        string
+	Category         string
+	Risk             string
+	ReadOnly         bool
+	ApprovalRequired bool
+	Known            bool
+}
+
+// Describe returns what the catalog says about a tool.
+func (c *Catalog) Describe(name string) Info {
+	t := c.Lookup(name)
+	return Info{Name: name, Canonical: t.canonical, Category: t.category, Risk: t.level.String(),
+		ReadOnly: t.readOnly, ApprovalRequired: t.approval, Known: t.known}
+}

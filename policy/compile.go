@@ -1,0 +1,251 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Options are the facts about the machine a policy is compiled for. They
+// are inputs like the config: Compile does no I/O of its own.
+type Options struct {
+	Home      string   // the person's home folder, for "~"
+	ConfigDir string   // agate's config folder: writes to it ask
+	StateDir  string   // agate's state folder: writes ask, and its key store is a secret path
+	Self      []string // paths agate's binaries run under: running them from a shell is a guardrail
+	// Resolve turns an absolute path into its real path (following
+	// symlinks); nil means paths are only cleaned. It is used on
+	// trusted_dirs, so that a trusted dir reached through a symlink still
+	// matches the real paths calls resolve to.
+	Resolve func(string) string
+}
+
+// Policy is a compiled, immutable policy: safe for concurrent use, and
+// swapped whole when the config changes.
+type Policy struct {
+	cfg         *Config
+	opts        Options
+	mode        Mode
+	autoApprove map[string]bool
+	hardDeny    []rule
+	rules       []rule
+	trusted     []trustedDir
+	domains     []trustedDomain
+	protected   pathSet
+	secretReads pathSet
+	disabled    map[string]bool // categories switched off
+	agents      map[string]*agentPolicy
+	catalog     *Catalog
+	overlay     string // the overlay merged in, if any
+	floor       Mode   // the overlay's mode: no agent runs looser than this
+	problems    []*ConfigError
+}
+
+type trustedDir struct {
+	dir string
+	ref RuleRef
+}
+
+type trustedDomain struct {
+	host string
+	ref  RuleRef
+}
+
+type agentPolicy struct {
+	mode   *Mode
+	grants []compiledGrant
+	trust  bool
+}
+
+type compiledGrant struct {
+	Grant
+	tool glob
+	ref  RuleRef
+}
+
+func compileGrant(g Grant, ref RuleRef) compiledGrant {
+	tg, err := compileGlob(g.Tool)
+	if err != nil {
+		tg = glob{pattern: g.Tool, kind: globLiteral, lit: "\x00never"}
+	}
+	return compiledGrant{Grant: g, tool: tg, ref: ref}
+}
+
+// covers reports whether the grant approves a call of tool t carrying risks.
+func (g *compiledGrant) covers(t *toolInfo, risks Risks) bool {
+	if risks.Has(Secret) || !t.matchGlob(g.tool) {
+		return false
+	}
+	return g.Any || risks.SubsetOf(g.Risks)
+}
+
+// Compile checks a parsed config against the machine's facts and compiles
+// it. A config from Parse compiles unless Options make a pattern invalid.
+func Compile(cfg *Config, o Options) (*Policy, error) {
+	if cfg == nil {
+		return nil, errors.New("compile: no config")
+	}
+	p := &Policy{cfg: cfg, opts: o, autoApprove: map[string]bool{}, disabled: map[string]bool{}, agents: map[string]*agentPolicy{}}
+	var errs []*ConfigError
+	at := func(key string, i int) RuleRef {
+		src := cfg.Source
+		if src == "" {
+			src = "defaults"
+		} else if l := findLine(cfg.data, strings.Split(key, "."), i); l > 0 {
+			src = fmt.Sprintf("%s:%d", src, l)
+		}
+		return RuleRef{Source: src}
+	}
+	fail := func(key string, i int, err error) {
+		errs = append(errs, cfg.errAt(key, i, "%v", err))
+	}
+
+	var err error
+	if p.mode, err = ParseMode(cfg.Auto.Mode); err != nil {
+		fail("auto.mode", -1, err)
+	}
+	for _, c := range cfg.Auto.AutoApprove {
+		p.autoApprove[c] = true
+	}
+	for k, on := range cfg.Tools {
+		if k != "sandbox" && !on {
+			p.disabled[k] = true
+		}
+	}
+	for i, s := range cfg.Auto.HardDeny {
+		r, err := parseRule(s, true)
+		if err != nil {
+			fail("auto.hard_deny", i, err)
+			continue
+		}
+		r.ref.Source = at("auto.hard_deny", i).Source
+		p.hardDeny = append(p.hardDeny, r.expandHome(o.Home))
+	}
+	for i, s := range cfg.Auto.Rules {
+		r, err := parseRule(s, false)
+		if err != nil {
+			fail("auto.rules", i, err)
+			continue
+		}
+		r.ref.Source = at("auto.rules", i).Source
+		p.rules = append(p.rules, r.expandHome(o.Home))
+	}
+	for i, d := range cfg.Auto.TrustedDirs {
+		ref := at("auto.trusted_dirs", i)
+		ref.Text = d
+		dir := absPath(d, "/", o.Home)
+		if !strings.HasPrefix(d, "/") && !strings.HasPrefix(d, "~") {
+			fail("auto.trusted_dirs", i, fmt.Errorf("%q is not absolute (write a full path or start with ~/)", d))
+			continue
+		}
+		if o.Resolve != nil {
+			dir = o.Resolve(dir)
+		}
+		if dir == "/" {
+			fail("auto.trusted_dirs", i, errors.New("trusting / would trust every path"))
+			continue
+		}
+		p.trusted = append(p.trusted, trustedDir{dir: dir, ref: ref})
+	}
+	for i, d := range cfg.Auto.TrustedDomains {
+		ref := at("auto.trusted_domains", i)
+		ref.Text = d
+		p.domains = append(p.domains, trustedDomain{host: strings.ToLower(strings.TrimSuffix(d, ".")), ref: ref})
+	}
+	builtin := RuleRef{Source: "built-in"}
+	for _, s := range defaultProtected {
+		ref := builtin
+		ref.Text = s
+		p.protected.add(s, ref, o)
+	}
+	for _, dir := range []string{o.ConfigDir, o.StateDir} {
+		if dir != "" {
+			p.protected.add(path.Clean(dir), RuleRef{Text: dir, Source: "built-in (agate's own folder)"}, o)
+		}
+	}
+	for i, s := range cfg.Auto.ProtectedPaths {
+		ref := at("auto.protected_paths", i)
+		ref.Text = s
+		if err := p.protected.add(s, ref, o); err != nil {
+			fail("auto.protected_paths", i, err)
+		}
+	}
+	for _, s := range defaultSecretReads {
+		ref := builtin
+		ref.Text = s
+		p.secretReads.add(s, ref, o)
+	}
+	if o.StateDir != "" {
+		p.secretReads.add(path.Clean(o.StateDir), RuleRef{Text: o.StateDir, Source: "built-in (agate's key store)"}, o)
+	}
+	for i, s := range cfg.Auto.SecretPaths {
+		ref := at("auto.secret_paths", i)
+		ref.Text = s
+		if err := p.secretReads.add(s, ref, o); err != nil {
+			fail("auto.secret_paths", i, err)
+		}
+	}
+	for _, name := range sortedKeys(cfg.Agents) {
+		a := cfg.Agents[name]
+		ap := &agentPolicy{trust: a.TrustUntrustedContent}
+		if a.Mode != "" {
+			m, err := ParseMode(a.Mode)
+			if err != nil {
+				fail("agents."+name+".mode", -1, err)
+			}
+			ap.mode = &m
+		}
+		for i, s := range a.AutoApprove {
+			g, err := ParseGrant(s)
+			if err != nil {
+				fail("agents."+name+".auto_approve", i, err)
+				continue
+			}
+			ref := at("agents."+name+".auto_approve", i)
+			ref.Text = s
+			ap.grants = append(ap.grants, compileGrant(g, ref))
+		}
+		p.agents[name] = ap
+	}
+	if p.catalog, err = parseCatalog(catalogText, cfg.Catalog); err != nil {
+		fail("catalog", -1, err)
+	}
+	if len(errs) > 0 {
+		return nil, joinConfigErrors(errs)
+	}
+	return p, nil
+}
+
+// expandHome rewrites an argument glob that starts with "~/".
+func (r rule) expandHome(home string) rule {
+	if r.arg != nil && home != "" && strings.HasPrefix(r.arg.pattern, "~/") {
+		g, err := compileGlob(home + r.arg.pattern[1:])
+		if err == nil {
+			r.arg = &g
+		}
+	}
+	return r
+}
+
+// Config returns the config the policy was compiled from. It must not be
+// changed.
+func (p *Policy) Config() *Config { return p.cfg }
+
+// Mode returns the policy's mode ([auto] mode, with any overlay's).
+func (p *Policy) Mode() Mode { return p.mode }
+
+// AgentMode returns the mode calls from agent run under.
+func (p *Policy) AgentMode(agent string) Mode {
+	if a := p.agents[agent]; a != nil && a.mode != nil {
+		return Stricter(*a.mode, p.floor)
+	}
+	return p.mode
+}
+
+// Catalog returns the tool catalog in force (built-in plus [catalog]).
+func (p *Policy) Catalog() *Catalog { return p.catalog }
+
+// Problems returns what an overlay tried and was refused (loosening the
+// policy); the rest of the overlay still applies.
+func (p *Policy) Problems() []*ConfigError { return p.problems }

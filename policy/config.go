@@ -1,0 +1,398 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// MaxConfigSize bounds a config file; a larger one is refused, not read in
+// part.
+const MaxConfigSize = 1 << 20
+
+// Config is the whole of config.toml, decoded and checked. The zero value
+// is not useful: start from DefaultConfig or Parse.
+type Config struct {
+	Auto      Auto                `toml:"auto"`
+	Tools     map[string]bool     `toml:"tools"` // category toggles, and "sandbox"
+	Agents    map[string]Agent    `toml:"agents"`
+	Approvals Approvals           `toml:"approvals"`
+	Hooks     Hooks               `toml:"hooks"`
+	Sandbox   Sandbox             `toml:"sandbox"`
+	Secrets   Secrets             `toml:"secrets"`
+	Audit     Audit               `toml:"audit"`
+	Catalog   map[string]ToolSpec `toml:"catalog"` // extra or overriding tool specs
+
+	// Source names where the config came from: a file path, or "" for the
+	// built-in defaults.
+	Source string `toml:"-"`
+	data   []byte // the text it was parsed from, for line numbers
+}
+
+// Auto is the [auto] section, the permission policy. It reads eVi's [auto]
+// section unchanged and adds secret_paths.
+type Auto struct {
+	Mode           string   `toml:"mode"`            // ask | accept_edits | plan | yolo | auto | manual
+	AutoApprove    []string `toml:"auto_approve"`    // categories allowed without asking
+	Rules          []string `toml:"rules"`           // first-match "allow|deny|ask <tool-glob> [arg-glob]"
+	TrustedDirs    []string `toml:"trusted_dirs"`    // fs/code calls under these allow
+	TrustedDomains []string `toml:"trusted_domains"` // web calls to these hosts (and subdomains) allow
+	HardDeny       []string `toml:"hard_deny"`       // "[deny] <tool-glob> [arg-glob]", before everything
+	ProtectedPaths []string `toml:"protected_paths"` // writes here ask; extends the built-in list
+	SecretPaths    []string `toml:"secret_paths"`    // reads here ask; extends the built-in list
+}
+
+// Agent is one [agents.NAME] section.
+type Agent struct {
+	Mode                  string   `toml:"mode"`                    // overrides [auto] mode for this agent
+	AutoApprove           []string `toml:"auto_approve"`            // grants: "bash:none", "write_file:writes", "*"
+	TrustUntrustedContent bool     `toml:"trust_untrusted_content"` // keep pre-approvals in tainted runs
+}
+
+// Approvals is the [approvals] section.
+type Approvals struct {
+	Timeout    Duration `toml:"timeout"`     // how long a question waits before it is denied
+	AllowYolo  bool     `toml:"allow_yolo"`  // false makes mode = "yolo" a config error
+	MaxPending int      `toml:"max_pending"` // questions waiting at once; past it, calls are denied
+}
+
+// Hooks is the [hooks] section, for the agent hook adapters.
+type Hooks struct {
+	OnDaemonDown string `toml:"on_daemon_down"` // "deny" (block the call) or "ask" (the agent's own prompt)
+	SandboxBash  bool   `toml:"sandbox_bash"`   // rewrite allowed Claude Code Bash calls to run under `agate sandbox`
+}
+
+// Sandbox is the [sandbox] section. [tools] sandbox switches it on.
+type Sandbox struct {
+	Launcher   string   `toml:"launcher"`    // auto | bwrap | landlock | sandbox-exec | docker | podman | wrapper | none
+	FailClosed bool     `toml:"fail_closed"` // refuse to run when no launcher works
+	Wrapper    string   `toml:"wrapper"`     // executable for launcher = "wrapper"
+	Image      string   `toml:"image"`       // container image
+	Network    string   `toml:"network"`     // container network when --net: "bridge" or "none"
+	Memory     string   `toml:"memory"`      // container memory limit, e.g. "2g"
+	CPUs       string   `toml:"cpus"`        // container CPU limit, e.g. "1.5"
+	Runtime    string   `toml:"runtime"`     // container OCI runtime, e.g. "runc"
+	Writable   []string `toml:"writable"`    // extra writable paths besides the work dir
+}
+
+// Secrets is the [secrets] section.
+type Secrets struct {
+	VaultEnv []string          `toml:"vault_env"` // variables passed to exec: references
+	Env      map[string]string `toml:"env"`       // VARIABLE = reference, e.g. OPENAI_API_KEY = "keystore:openai"
+}
+
+// Audit is the [audit] section.
+type Audit struct {
+	MaxSizeMB int `toml:"max_size_mb"` // rotate the log past this size
+	Keep      int `toml:"keep"`        // rotated files kept
+}
+
+// Duration is a length of time written as "120s", "2m" or a number of
+// seconds.
+type Duration time.Duration
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (d *Duration) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		p, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("bad duration %q (want e.g. \"120s\" or \"2m\")", v)
+		}
+		*d = Duration(p)
+	case int64:
+		*d = Duration(time.Duration(v) * time.Second)
+	default:
+		return fmt.Errorf("bad duration %v (want e.g. \"120s\")", v)
+	}
+	return nil
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// ConfigError is one problem in a config file, with where it is.
+type ConfigError struct {
+	File string // the file, or "" for built-in defaults
+	Line int    // 1-based; 0 when unknown
+	Key  string // dotted key, with an index for array elements: "auto.rules[2]"
+	Err  error
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
+	} else if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// DefaultConfig returns the built-in defaults: eVi's [auto] defaults, every
+// category switched on but computer, the sandbox off and failing closed.
+func DefaultConfig() *Config {
+	return &Config{
+		Auto: Auto{
+			Mode:        "ask",
+			AutoApprove: []string{"fs", "code", "memory", "skills", "image"},
+		},
+		Tools: map[string]bool{
+			"fs": true, "code": true, "shell": true, "web": true, "mcp": true, "memory": true,
+			"skills": true, "image": true, "subagent": true, "git": true, "computer": false,
+			"sandbox": false,
+		},
+		Approvals: Approvals{Timeout: Duration(120 * time.Second), AllowYolo: true, MaxPending: 100},
+		Hooks:     Hooks{OnDaemonDown: "deny"},
+		Sandbox:   Sandbox{Launcher: "auto", FailClosed: true, Network: "none"},
+		Audit:     Audit{MaxSizeMB: 10, Keep: 5},
+	}
+}
+
+// Parse decodes and checks a config file. name is used in errors. Every
+// problem found is reported, each as a *ConfigError naming file, line and
+// key; on any error nothing is returned, so nothing is partly applied.
+func Parse(name string, data []byte) (*Config, error) {
+	if len(data) > MaxConfigSize {
+		return nil, &ConfigError{File: name, Err: fmt.Errorf("file is %d bytes, more than the %d allowed", len(data), MaxConfigSize)}
+	}
+	cfg := DefaultConfig()
+	cfg.Tools = map[string]bool{}
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(cfg)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &ConfigError{File: name, Line: pe.Position.Line, Key: pe.LastKey, Err: errors.New(pe.Message)}
+		}
+		return nil, &ConfigError{File: name, Err: err}
+	}
+	// The [tools] toggles not written keep their defaults.
+	for k, v := range DefaultConfig().Tools {
+		if _, set := cfg.Tools[k]; !set {
+			cfg.Tools[k] = v
+		}
+	}
+	cfg.Source, cfg.data = name, data
+
+	var errs []*ConfigError
+	for _, k := range md.Undecoded() {
+		errs = append(errs, &ConfigError{File: name, Line: findLine(data, k, -1), Key: k.String(),
+			Err: errors.New("unknown key")})
+	}
+	errs = append(errs, cfg.check()...)
+	if len(errs) > 0 {
+		return nil, joinConfigErrors(errs)
+	}
+	return cfg, nil
+}
+
+// joinConfigErrors sorts errors by line and joins them.
+func joinConfigErrors(errs []*ConfigError) error {
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
+	all := make([]error, len(errs))
+	for i, e := range errs {
+		all[i] = e
+	}
+	return errors.Join(all...)
+}
+
+// errAt builds a ConfigError for key (dotted) and, if index >= 0, its
+// array element.
+func (c *Config) errAt(key string, index int, format string, args ...any) *ConfigError {
+	parts := strings.Split(key, ".")
+	k := key
+	if index >= 0 {
+		k = fmt.Sprintf("%s[%d]", key, index)
+	}
+	return &ConfigError{File: c.Source, Line: findLine(c.data, parts, index), Key: k, Err: fmt.Errorf(format, args...)}
+}
+
+// check validates what the TOML decoder cannot: names, globs, grants, modes.
+func (c *Config) check() []*ConfigError {
+	var errs []*ConfigError
+	add := func(e *ConfigError) { errs = append(errs, e) }
+
+	if m, err := ParseMode(c.Auto.Mode); err != nil {
+		add(c.errAt("auto.mode", -1, "%v", err))
+	} else if m == ModeYolo && !c.Approvals.AllowYolo {
+		add(c.errAt("auto.mode", -1, "mode \"yolo\" is switched off by [approvals] allow_yolo = false"))
+	}
+	for i, cat := range c.Auto.AutoApprove {
+		if !knownCategory(cat) {
+			add(c.errAt("auto.auto_approve", i, "unknown category %q (want one of %s)", cat, strings.Join(Categories, ", ")))
+		}
+	}
+	for i, r := range c.Auto.Rules {
+		if _, err := parseRule(r, false); err != nil {
+			add(c.errAt("auto.rules", i, "%v", err))
+		}
+	}
+	for i, r := range c.Auto.HardDeny {
+		if _, err := parseRule(r, true); err != nil {
+			add(c.errAt("auto.hard_deny", i, "%v", err))
+		}
+	}
+	for i, d := range c.Auto.TrustedDirs {
+		if strings.TrimSpace(d) == "" {
+			add(c.errAt("auto.trusted_dirs", i, "empty path"))
+		}
+	}
+	for i, d := range c.Auto.TrustedDomains {
+		if err := checkDomain(d); err != nil {
+			add(c.errAt("auto.trusted_domains", i, "%v", err))
+		}
+	}
+	for i, p := range c.Auto.ProtectedPaths {
+		if _, err := compilePathPattern(p, Options{}); err != nil {
+			add(c.errAt("auto.protected_paths", i, "%v", err))
+		}
+	}
+	for i, p := range c.Auto.SecretPaths {
+		if _, err := compilePathPattern(p, Options{}); err != nil {
+			add(c.errAt("auto.secret_paths", i, "%v", err))
+		}
+	}
+	for k := range c.Tools {
+		if k != "sandbox" && !knownCategory(k) {
+			add(c.errAt("tools."+k, -1, "unknown category %q (want one of %s, or sandbox)", k, strings.Join(Categories, ", ")))
+		}
+	}
+	for _, name := range sortedKeys(c.Agents) {
+		a := c.Agents[name]
+		if strings.TrimSpace(name) == "" {
+			add(c.errAt("agents", -1, "empty agent name"))
+		}
+		if a.Mode != "" {
+			if m, err := ParseMode(a.Mode); err != nil {
+				add(c.errAt("agents."+name+".mode", -1, "%v", err))
+			} else if m == ModeYolo && !c.Approvals.AllowYolo {
+				add(c.errAt("agents."+name+".mode", -1, "mode \"yolo\" is switched off by [approvals] allow_yolo = false"))
+			}
+		}
+		for i, g := range a.AutoApprove {
+			if _, err := ParseGrant(g); err != nil {
+				add(c.errAt("agents."+name+".auto_approve", i, "%v", err))
+			}
+		}
+	}
+	if t := c.Approvals.Timeout.D(); t <= 0 || t > 24*time.Hour {
+		add(c.errAt("approvals.timeout", -1, "timeout %v is out of range (want more than 0s, at most 24h)", t))
+	}
+	if c.Approvals.MaxPending < 1 || c.Approvals.MaxPending > 10000 {
+		add(c.errAt("approvals.max_pending", -1, "max_pending %d is out of range (want 1 to 10000)", c.Approvals.MaxPending))
+	}
+	switch c.Hooks.OnDaemonDown {
+	case "deny", "ask":
+	default:
+		add(c.errAt("hooks.on_daemon_down", -1, "unknown value %q (want \"deny\" or \"ask\")", c.Hooks.OnDaemonDown))
+	}
+	switch c.Sandbox.Launcher {
+	case "auto", "bwrap", "landlock", "sandbox-exec", "docker", "podman", "wrapper", "none":
+	default:
+		add(c.errAt("sandbox.launcher", -1, "unknown launcher %q (want auto, bwrap, landlock, sandbox-exec, docker, podman, wrapper or none)", c.Sandbox.Launcher))
+	}
+	if c.Sandbox.Launcher == "wrapper" && strings.TrimSpace(c.Sandbox.Wrapper) == "" {
+		add(c.errAt("sandbox.launcher", -1, "launcher \"wrapper\" needs [sandbox] wrapper, the wrapper's path"))
+	}
+	switch c.Sandbox.Network {
+	case "none", "bridge", "":
+	default:
+		add(c.errAt("sandbox.network", -1, "unknown network %q (want \"none\" or \"bridge\")", c.Sandbox.Network))
+	}
+	for i, v := range c.Secrets.VaultEnv {
+		if !validEnvName(v) {
+			add(c.errAt("secrets.vault_env", i, "%q is not a variable name", v))
+		}
+	}
+	for _, k := range sortedKeys(c.Secrets.Env) {
+		if !validEnvName(k) {
+			add(c.errAt("secrets.env."+k, -1, "%q is not a variable name", k))
+		}
+	}
+	if c.Audit.MaxSizeMB < 1 {
+		add(c.errAt("audit.max_size_mb", -1, "must be at least 1"))
+	}
+	if c.Audit.Keep < 1 {
+		add(c.errAt("audit.keep", -1, "must be at least 1"))
+	}
+	for _, name := range sortedKeys(c.Catalog) {
+		if _, err := c.Catalog[name].compile(name); err != nil {
+			add(c.errAt("catalog."+name, -1, "%v", err))
+		}
+	}
+	return errs
+}
+
+// checkDomain accepts a bare host name such as "docs.python.org".
+func checkDomain(d string) error {
+	switch {
+	case d == "":
+		return errors.New("empty domain")
+	case strings.Contains(d, "://"), strings.ContainsAny(d, "/:@ *"):
+		return fmt.Errorf("%q is not a host name (write just the host, e.g. \"docs.python.org\"; subdomains are included)", d)
+	case net.ParseIP(d) == nil && strings.Trim(d, ".") != d:
+		return fmt.Errorf("%q has a leading or trailing dot", d)
+	}
+	return nil
+}
+
+func validEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// SandboxEnabled reports whether [tools] sandbox is on.
+func (c *Config) SandboxEnabled() bool { return c.Tools["sandbox"] }
+
+// ApprovalTimeout is how long a question waits before it is denied.
+func (c *Config) ApprovalTimeout() time.Duration { return c.Approvals.Timeout.D() }
+
+// SecretEnvNames returns the variables the config treats as secrets: the
+// keys of [secrets] env and every ${VAR} a reference names. Commands
+// launched for agents never inherit them.
+func (c *Config) SecretEnvNames() []string {
+	seen := map[string]bool{}
+	for k, ref := range c.Secrets.Env {
+		seen[k] = true
+		if strings.HasPrefix(ref, "${") && strings.HasSuffix(ref, "}") {
+			seen[ref[2:len(ref)-1]] = true
+		}
+	}
+	return sortedKeys(seen)
+}

@@ -1,0 +1,646 @@
+package policy
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+)
+
+// call is what Decide learns about a request before consulting the layers.
+type call struct {
+	pol      *Policy
+	req      *Request
+	t        toolInfo
+	category string // the tool's category; "fs" for a shell command that only edits the project
+	risks    Risks
+	strs     []string // every string argument, for deny/ask rule globs
+	subjects []string // the call's subjects (paths, URLs, the command), for allow rule globs
+	paths    []string // every path the call touches, absolute and resolved
+	writes   []string // the paths it writes, absolute and resolved
+	reads    []string // the paths it reads, absolute and resolved
+	hosts    []string // the hosts of its URLs
+	shell    *shellAnalysis
+	command  string
+	cwd      string
+	secret   string // what kind of credential the arguments carry
+	edit     bool   // a shell command whose only effect is writing inside the project
+	err      error  // the call could not be analysed
+}
+
+// Decide returns the decision for one call. It never fails: a call it
+// cannot analyse asks (or, unattended, is denied).
+//
+// See the package documentation for the order of the layers.
+func (p *Policy) Decide(r *Request) Decision {
+	c := p.analyse(r)
+	d := p.decide(c)
+	d.Tool, d.Category, d.Risks, d.Tainted = r.Tool, c.t.category, c.risks, r.Tainted
+	if d.Verdict == Ask {
+		g := Grant{Tool: c.t.name, Risks: c.risks.Without(Risks(Secret))}
+		if c.t.known && c.t.canonical != "" && !strings.ContainsAny(c.t.canonical, "*?[") {
+			g.Tool = c.t.canonical
+		}
+		d.Grant = g
+		if !r.Interactive {
+			d.Verdict, d.Unattended = Deny, true
+			d.Reason = "nobody can be asked, so it is denied: " + d.Reason
+		}
+	}
+	return d
+}
+
+func (p *Policy) decide(c *call) Decision {
+	r := c.req
+	mode := p.AgentMode(r.Agent)
+	agent := p.agents[r.Agent]
+	trust := agent != nil && agent.trust
+	withdrawn := r.Tainted && !trust // taint withdraws pre-approval (layers 7 and 9)
+
+	// 1. hard_deny, before everything.
+	for i := range p.hardDeny {
+		if m, what := p.ruleMatches(&p.hardDeny[i], c); m {
+			return Decision{Verdict: Deny, Layer: LayerHardDeny, Rule: &p.hardDeny[i].ref,
+				Reason: fmt.Sprintf("hard_deny %s matched %s", p.hardDeny[i].ref.String(), what)}
+		}
+	}
+	// 2. Guardrails: catastrophic shell commands.
+	if c.shell != nil && c.shell.guard != "" {
+		return Decision{Verdict: Deny, Layer: LayerGuardrail, Reason: "guardrail: " + c.shell.guard}
+	}
+	// A category switched off in [tools].
+	if p.disabled[c.t.category] {
+		return Decision{Verdict: Deny, Layer: LayerTools,
+			Reason: fmt.Sprintf("the %s category is switched off in [tools]", c.t.category)}
+	}
+	// 3. Mode.
+	acts := c.acts()
+	switch mode {
+	case ModeYolo:
+		return Decision{Verdict: Allow, Layer: LayerMode, Reason: "mode is yolo: every call allows"}
+	case ModePlan:
+		if acts {
+			return Decision{Verdict: Deny, Layer: LayerMode, Reason: "mode is plan: calls that act are denied"}
+		}
+	}
+	if c.err != nil {
+		return Decision{Verdict: Ask, Layer: LayerParse, Reason: c.err.Error()}
+	}
+	// 4. Rules, first match wins.
+	if d, ok := p.matchRules(c); ok {
+		return d
+	}
+	// 5. Protected paths, secret reads, credentials in the arguments.
+	for _, w := range c.writes {
+		if ref, ok := p.protected.match(w); ok {
+			return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
+				Reason: fmt.Sprintf("it writes %s, a protected path (%s)", w, ref.String())}
+		}
+	}
+	for _, rd := range c.reads {
+		if ref, ok := p.secretReads.match(rd); ok {
+			return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
+				Reason: fmt.Sprintf("it reads %s, which holds secrets (%s)", rd, ref.String())}
+		}
+	}
+	if c.risks.Has(Secret) {
+		return Decision{Verdict: Ask, Layer: LayerProtected, Reason: "its arguments carry a " + c.secret}
+	}
+	if mode == ModeManual {
+		if !acts {
+			return Decision{Verdict: Allow, Layer: LayerRisk, Reason: "read-only call"}
+		}
+		return Decision{Verdict: Ask, Layer: LayerMode, Reason: "mode is manual: every call that acts asks"}
+	}
+	implicit := !c.t.approval // approval_required tools pass only rules and grants
+	// 6. accept_edits: edits in the project allow.
+	if mode == ModeAcceptEdits && implicit && (c.category == "fs" || c.category == "code") && c.contained() {
+		return Decision{Verdict: Allow, Layer: LayerAcceptEdits, Reason: "mode is accept_edits and this is an edit in the project"}
+	}
+	// 7. auto_approve categories, then grants.
+	if !withdrawn && implicit && p.autoApprove[c.category] && c.contained() {
+		return Decision{Verdict: Allow, Layer: LayerAutoApprove,
+			Reason: fmt.Sprintf("the %s category is in auto_approve", c.category)}
+	}
+	for _, g := range r.RunGrants {
+		cg := compileGrant(g, RuleRef{Text: g.String(), Source: "this run"})
+		if cg.covers(&c.t, c.risks) {
+			return Decision{Verdict: Allow, Layer: LayerGrant, Rule: &cg.ref,
+				Reason: fmt.Sprintf("granted for this run (%s)", g)}
+		}
+	}
+	if !withdrawn {
+		if agent != nil {
+			for i := range agent.grants {
+				if agent.grants[i].covers(&c.t, c.risks) {
+					return Decision{Verdict: Allow, Layer: LayerGrant, Rule: &agent.grants[i].ref,
+						Reason: fmt.Sprintf("granted to %s (%s)", r.Agent, agent.grants[i].ref.String())}
+				}
+			}
+		}
+		for _, g := range r.Grants {
+			cg := compileGrant(g, RuleRef{Text: g.String(), Source: "grant"})
+			if cg.covers(&c.t, c.risks) {
+				return Decision{Verdict: Allow, Layer: LayerGrant, Rule: &cg.ref,
+					Reason: fmt.Sprintf("granted (%s)", g)}
+			}
+		}
+	}
+	// 8. Trusted scopes.
+	if implicit {
+		if (c.category == "fs" || c.category == "code") && len(c.paths) > 0 {
+			var ref *RuleRef
+			all := true
+			for _, q := range c.paths {
+				t := p.trustedFor(q)
+				if t == nil {
+					all = false
+					break
+				}
+				ref = t
+			}
+			if all {
+				return Decision{Verdict: Allow, Layer: LayerTrusted, Rule: ref,
+					Reason: fmt.Sprintf("its paths are under trusted_dirs (%s)", ref.Text)}
+			}
+		}
+		if c.t.category == "web" && len(c.hosts) > 0 && c.risks.SubsetOf(Risks(Network)) {
+			var ref *RuleRef
+			all := true
+			for _, h := range c.hosts {
+				t := p.trustedDomainFor(h)
+				if t == nil {
+					all = false
+					break
+				}
+				ref = t
+			}
+			if all {
+				return Decision{Verdict: Allow, Layer: LayerTrusted, Rule: ref,
+					Reason: fmt.Sprintf("%s is a trusted domain", strings.Join(c.hosts, ", "))}
+			}
+		}
+	}
+	// 9. Risk.
+	if !withdrawn && implicit {
+		switch {
+		case c.t.readOnly:
+			return Decision{Verdict: Allow, Layer: LayerRisk, Reason: "read-only tool"}
+		case c.shell != nil && c.risks.Empty() && !c.edit:
+			if r.Interactive {
+				return Decision{Verdict: Allow, Layer: LayerRisk, Reason: "a shell command with no risk (no delete, write, network, sudo or inline code)"}
+			}
+		case c.shell == nil && c.t.level <= LevelLow && c.risks.Empty() && len(c.writes) == 0:
+			return Decision{Verdict: Allow, Layer: LayerRisk, Reason: fmt.Sprintf("the tool's risk is %s", c.t.level)}
+		}
+	}
+	switch {
+	case c.t.approval:
+		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: fmt.Sprintf("%s always needs approval", c.t.name)}
+	case !c.t.known:
+		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: fmt.Sprintf("%s is not a tool agate knows", c.t.name)}
+	case withdrawn && !c.t.readOnly:
+		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: "the run has taken in outside content, so pre-approvals do not apply"}
+	case withdrawn:
+		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: "the run has taken in outside content, so even read-only calls ask"}
+	case c.t.level >= LevelHigh && c.shell == nil:
+		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: fmt.Sprintf("the tool's risk is %s", c.t.level)}
+	case c.shell != nil && !c.risks.Empty():
+		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: "the command " + describeRisks(c.risks)}
+	case c.shell != nil && c.edit:
+		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: "the command writes files and fs is not pre-approved"}
+	case c.shell != nil:
+		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: "a shell command with no risk, but the free pass needs a person on the other end"}
+	case len(c.writes) > 0 && !c.contained():
+		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: "it writes outside the project: " + strings.Join(c.outside(), ", ")}
+	}
+	return Decision{Verdict: Ask, Layer: LayerDefault, Reason: fmt.Sprintf("nothing pre-approves %s (%s)", c.t.name, c.t.category)}
+}
+
+// describeRisks says what the risks mean, for a reason.
+func describeRisks(r Risks) string {
+	var parts []string
+	if r.Has(Deletes) {
+		parts = append(parts, "deletes files")
+	}
+	if r.Has(Writes) {
+		parts = append(parts, "writes files")
+	}
+	if r.Has(Network) {
+		parts = append(parts, "reaches the network")
+	}
+	if r.Has(Elevated) {
+		parts = append(parts, "runs with elevated privileges")
+	}
+	if r.Has(InlineCode) {
+		parts = append(parts, "runs inline code")
+	}
+	if r.Has(Secret) {
+		parts = append(parts, "carries a credential")
+	}
+	switch len(parts) {
+	case 0:
+		return "has no risk"
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// acts reports whether the call does anything outside the agent: plan mode
+// denies such calls and manual mode asks for them.
+func (c *call) acts() bool {
+	if c.shell != nil || c.t.approval || !c.risks.Empty() || len(c.writes) > 0 {
+		return true
+	}
+	if c.t.readOnly {
+		return false
+	}
+	// Tools of no risk that only change the agent's own state: todo lists,
+	// plans, questions to the person.
+	return !(c.t.known && c.t.level == LevelNone)
+}
+
+// contained reports whether every path the call writes is in the project
+// (the workspace) or under a trusted dir. A call that writes nothing is
+// contained.
+func (c *call) contained() bool { return len(c.outside()) == 0 && !(c.shell != nil && c.shell.dynWrite) }
+
+// outside returns the written paths that are outside the project and the
+// trusted dirs.
+func (c *call) outside() []string {
+	var out []string
+	ws := c.req.Workspace
+	if ws == "" {
+		ws = c.req.Cwd
+	}
+	for _, w := range c.writes {
+		if ws != "" && ws != "/" && within(w, ws) {
+			continue
+		}
+		if c.p().trustedFor(w) != nil {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func (p *Policy) trustedFor(q string) *RuleRef {
+	for i := range p.trusted {
+		if within(q, p.trusted[i].dir) {
+			return &p.trusted[i].ref
+		}
+	}
+	return nil
+}
+
+func (p *Policy) trustedDomainFor(host string) *RuleRef {
+	for i := range p.domains {
+		d := p.domains[i].host
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return &p.domains[i].ref
+		}
+	}
+	return nil
+}
+
+// matchRules runs the first-match rules. For shell calls, the rules are
+// run for each simple command: any deny or ask wins (the first such rule
+// in order), and allow needs every simple command covered.
+func (p *Policy) matchRules(c *call) (Decision, bool) {
+	if c.shell == nil || len(c.shell.cmds) <= 1 {
+		for i := range p.rules {
+			if m, what := p.ruleMatches(&p.rules[i], c); m {
+				ru := &p.rules[i]
+				return Decision{Verdict: ru.verdict, Layer: LayerRule, Rule: &ru.ref,
+					Reason: fmt.Sprintf("rule %s matched %s", ru.ref.String(), what)}, true
+			}
+		}
+		return Decision{}, false
+	}
+	// Compound command: the earliest deny/ask rule matching the whole
+	// command or any part of it wins.
+	for i := range p.rules {
+		ru := &p.rules[i]
+		if ru.verdict == Allow || !c.t.matchGlob(ru.tool) {
+			continue
+		}
+		if ru.arg == nil {
+			return Decision{Verdict: ru.verdict, Layer: LayerRule, Rule: &ru.ref,
+				Reason: fmt.Sprintf("rule %s matched the tool", ru.ref.String())}, true
+		}
+		if ru.arg.match(c.command) {
+			return Decision{Verdict: ru.verdict, Layer: LayerRule, Rule: &ru.ref,
+				Reason: fmt.Sprintf("rule %s matched the command", ru.ref.String())}, true
+		}
+		for _, sc := range c.shell.cmds {
+			if ru.arg.match(sc.text) || ru.arg.match(sc.stripped) {
+				// This rule denies or asks for one part; but an earlier allow
+				// rule does not save the whole, so the first deny/ask wins.
+				return Decision{Verdict: ru.verdict, Layer: LayerRule, Rule: &ru.ref,
+					Reason: fmt.Sprintf("rule %s matched %q in the command", ru.ref.String(), sc.text)}, true
+			}
+		}
+	}
+	// Allow only if every simple command is covered by an allow rule that
+	// comes before any deny/ask rule matching it (first match per part).
+	var first *rule
+	for _, sc := range c.shell.cmds {
+		covered := false
+		for i := range p.rules {
+			ru := &p.rules[i]
+			if !c.t.matchGlob(ru.tool) {
+				continue
+			}
+			if ru.arg == nil || ru.arg.match(sc.text) {
+				if ru.verdict == Allow {
+					covered = true
+					if first == nil {
+						first = ru
+					}
+				}
+				break
+			}
+		}
+		if !covered {
+			return Decision{}, false
+		}
+	}
+	if first == nil {
+		return Decision{}, false
+	}
+	return Decision{Verdict: Allow, Layer: LayerRule, Rule: &first.ref,
+		Reason: fmt.Sprintf("allow rules cover every command (%s, ...)", first.ref.String())}, true
+}
+
+// ruleMatches reports whether a rule matches a non-compound call, and
+// what it matched, for the reason.
+func (p *Policy) ruleMatches(ru *rule, c *call) (bool, string) {
+	if !c.t.matchGlob(ru.tool) {
+		return false, ""
+	}
+	if ru.arg == nil {
+		return true, "the tool " + c.t.name
+	}
+	if c.shell != nil {
+		if ru.verdict != Allow && ru.arg.match(c.command) {
+			return true, fmt.Sprintf("%q", c.command)
+		}
+		for _, sc := range c.shell.cmds {
+			if ru.arg.match(sc.text) || (ru.verdict != Allow && ru.arg.match(sc.stripped)) {
+				return true, fmt.Sprintf("%q", sc.text)
+			}
+		}
+		if ru.verdict != Allow || len(c.shell.cmds) == 0 {
+			return false, ""
+		}
+	}
+	if ru.verdict == Allow && len(c.subjects) > 0 {
+		// An allow rule must cover every subject of the call (each path,
+		// each URL), in its resolved form.
+		for _, s := range c.subjects {
+			if !ru.arg.match(s) {
+				return false, ""
+			}
+		}
+		return true, fmt.Sprintf("%q", c.subjects[0])
+	}
+	for _, s := range c.strs {
+		if ru.arg.match(s) {
+			return true, fmt.Sprintf("%q", s)
+		}
+	}
+	if ru.verdict != Allow {
+		for _, s := range c.paths {
+			if ru.arg.match(s) {
+				return true, fmt.Sprintf("%q", s)
+			}
+		}
+	}
+	return false, ""
+}
+
+// analyse works out the call's facts: category, risks, paths, hosts.
+func (p *Policy) analyse(r *Request) *call {
+	c := &call{pol: p, req: r, t: p.catalog.Lookup(r.Tool), cwd: r.Cwd}
+	c.category = c.t.category
+	c.risks = c.t.risks
+	collectStrings(r.Args, &c.strs, 0)
+
+	for _, name := range c.t.paths {
+		for _, s := range argStrings(r.Args[name]) {
+			if s == "" {
+				continue
+			}
+			q := p.abs(s, r)
+			c.paths = append(c.paths, q)
+			c.subjects = append(c.subjects, q)
+			if c.t.writes {
+				c.writes = append(c.writes, q)
+			} else {
+				c.reads = append(c.reads, q)
+			}
+		}
+	}
+	if c.t.patch != "" {
+		if s, ok := r.Args[c.t.patch].(string); ok {
+			for _, f := range patchFiles(s) {
+				q := p.abs(f.path, r)
+				c.paths, c.writes, c.subjects = append(c.paths, q), append(c.writes, q), append(c.subjects, q)
+				if f.deletes {
+					c.risks = c.risks.With(Deletes)
+				}
+			}
+		}
+	}
+	for _, name := range c.t.urls {
+		s, ok := r.Args[name].(string)
+		if !ok {
+			continue
+		}
+		for _, u := range findURLs(s, name == "url") {
+			c.subjects = append(c.subjects, u.String())
+			c.hosts = append(c.hosts, strings.TrimSuffix(strings.ToLower(u.Hostname()), "."))
+		}
+	}
+	if c.t.command != "" {
+		p.analyseCommand(c)
+	}
+	// Credentials in any argument.
+	for _, s := range c.strs {
+		if kind, ok := findCredential(s); ok {
+			c.risks, c.secret = c.risks.With(Secret), kind
+			break
+		}
+		if r.Secrets != nil && r.Secrets.Contains(s) {
+			c.risks, c.secret = c.risks.With(Secret), "secret agate keeps"
+			break
+		}
+	}
+	return c
+}
+
+// analyseCommand parses a shell tool's command.
+func (p *Policy) analyseCommand(c *call) {
+	r := c.req
+	var cmd string
+	switch v := r.Args[c.t.command].(type) {
+	case string:
+		cmd = v
+	case []any:
+		argv := make([]string, 0, len(v))
+		for _, a := range v {
+			s, ok := a.(string)
+			if !ok {
+				c.err = fmt.Errorf("argument %q holds a non-string word", c.t.command)
+				return
+			}
+			argv = append(argv, s)
+		}
+		q, err := quoteArgv(argv)
+		if err != nil {
+			c.err = fmt.Errorf("argument %q: %v", c.t.command, err)
+			return
+		}
+		cmd = q
+	default:
+		c.err = errNoCommand
+		return
+	}
+	if strings.TrimSpace(cmd) == "" {
+		c.err = errNoCommand
+		return
+	}
+	c.command = cmd
+	if c.t.language != "" {
+		if lang, _ := r.Args[c.t.language].(string); lang != "" && lang != "sh" && lang != "bash" && lang != "zsh" && lang != "shell" {
+			// Pepe: the risk hints read shell syntax; other languages get no free pass.
+			c.risks = c.risks.With(InlineCode)
+			c.shell = &shellAnalysis{cmds: []simpleCmd{{text: cmd, stripped: cmd}}}
+			return
+		}
+	}
+	if c.t.workdir != "" {
+		if d, ok := r.Args[c.t.workdir].(string); ok && d != "" {
+			c.cwd = absPath(d, r.Cwd, p.opts.Home)
+		}
+	}
+	sa := analyseShell(cmd, c.cwd, p.opts.Home, p.opts.Self)
+	c.shell = sa
+	if sa.err != nil {
+		c.err = sa.err
+		return
+	}
+	c.risks = c.risks.Union(sa.risks)
+	for _, w := range sa.writes {
+		q := p.abs(w, &Request{Cwd: c.cwd, Resolve: r.Resolve})
+		c.writes = append(c.writes, q)
+		c.paths = append(c.paths, q)
+	}
+	for _, w := range sa.words {
+		if w == "" || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "\n") {
+			continue
+		}
+		c.reads = append(c.reads, p.abs(w, &Request{Cwd: c.cwd, Resolve: r.Resolve}))
+	}
+	// A command whose only effect is writing files, all literal and in the
+	// project, is an edit like a file tool's.
+	if c.risks == Risks(Writes) && !sa.dynWrite && len(c.writes) > 0 && c.contained() {
+		c.edit, c.category = true, "fs"
+	}
+}
+
+// abs makes a path from the call absolute and resolved.
+func (p *Policy) abs(s string, r *Request) string {
+	q := absPath(s, r.Cwd, p.opts.Home)
+	if r.Resolve != nil {
+		q = r.Resolve(q)
+	}
+	return q
+}
+
+// p returns the policy a call is analysed under; set by analyse.
+func (c *call) p() *Policy { return c.pol }
+
+// collectStrings gathers the string values of args, depth-first, bounded.
+func collectStrings(v any, out *[]string, depth int) {
+	if depth > 8 {
+		return
+	}
+	switch v := v.(type) {
+	case string:
+		*out = append(*out, v)
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			collectStrings(v[k], out, depth+1)
+		}
+	case []any:
+		for _, e := range v {
+			collectStrings(e, out, depth+1)
+		}
+	}
+}
+
+// argStrings returns a path argument's strings: one, or a list.
+func argStrings(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// findURLs returns the URLs in s. When bare is set, s is a URL argument
+// and a missing scheme means https.
+func findURLs(s string, bare bool) []*url.URL {
+	var out []*url.URL
+	if bare {
+		t := strings.TrimSpace(s)
+		if !strings.Contains(t, "://") {
+			t = "https://" + t
+		}
+		if u, err := url.Parse(t); err == nil && u.Host != "" {
+			return []*url.URL{u}
+		}
+	}
+	for _, f := range strings.Fields(s) {
+		i := strings.Index(f, "://")
+		if i < 0 {
+			continue
+		}
+		start := strings.LastIndexAny(f[:i], "\"'(<[") + 1
+		t := strings.TrimRight(f[start:], ".,;:!?)\"'>]")
+		if u, err := url.Parse(t); err == nil && u.Host != "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+type patchFile struct {
+	path    string
+	deletes bool
+}
+
+// patchFiles returns the files an apply_patch patch touches.
+func patchFiles(s string) []patchFile {
+	var out []patchFile
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if f, ok := strings.CutPrefix(line, h); ok && f != "" {
+				out = append(out, patchFile{path: path.Clean(f), deletes: h == "*** Delete File: "})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,46 @@
+package policy
+
+// Request is one tool call to decide, with what the caller knows about
+// where it comes from. Everything policy needs from the world is here: it
+// reads no clock, no environment and no file.
+//
+// The zero value of each field is the careful one: a request that does not
+// say a person can be asked is unattended, and its asks become denies.
+type Request struct {
+	Tool  string         // the tool's name as the agent calls it ("Bash", "write_file", "mcp__github__create_issue")
+	Args  map[string]any // the call's arguments, decoded from JSON
+	Agent string         // the agent, as [agents.NAME] names it ("claude-code")
+
+	// Cwd is the folder the call runs in, absolute. Relative paths in the
+	// arguments are taken from it.
+	Cwd string
+	// Workspace is the project's root folder, absolute; "" means Cwd. Writes
+	// inside it are in-project edits.
+	Workspace string
+
+	// Interactive says a person can be asked now. When false every ask is
+	// a deny, and the shell free pass does not apply.
+	Interactive bool
+	// Tainted says the run has taken in content from outside (a web page, a
+	// fetched document): pre-approvals stop applying to it.
+	Tainted bool
+
+	// Grants are the agent's saved grants and this session's; they stop
+	// applying while the run is tainted.
+	Grants []Grant
+	// RunGrants are this run's grants (the "this_run" answer): they apply
+	// even while the run is tainted.
+	RunGrants []Grant
+
+	// Resolve turns an absolute path into its real path, following
+	// symlinks. It is the caller's I/O; nil means paths are only cleaned.
+	Resolve func(path string) string
+	// Secrets tells whether a string holds the value of a secret agate
+	// keeps; nil means agate holds none.
+	Secrets KnownSecrets
+}
+
+// KnownSecrets reports whether s contains the value of a secret agate holds.
+type KnownSecrets interface {
+	Contains(s string) bool
+}
