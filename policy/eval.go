@@ -264,7 +264,9 @@ func (c *call) acts() bool {
 // contained reports whether every path the call writes is in the project
 // (the workspace) or under a trusted dir. A call that writes nothing is
 // contained.
-func (c *call) contained() bool { return len(c.outside()) == 0 && !(c.shell != nil && c.shell.dynWrite) }
+func (c *call) contained() bool {
+	return len(c.outside()) == 0 && !(c.shell != nil && c.shell.dynWrite)
+}
 
 // outside returns the written paths that are outside the project and the
 // trusted dirs.
