@@ -28,8 +28,8 @@ type Policy struct {
 	opts        Options
 	mode        Mode
 	autoApprove map[string]bool
-	hardDeny    []rule
-	rules       []rule
+	hardDeny    *ruleIndex
+	rules       *ruleIndex
 	trusted     []trustedDir
 	domains     []trustedDomain
 	protected   pathSet
@@ -113,6 +113,7 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 			p.disabled[k] = true
 		}
 	}
+	var hardDeny, rules []rule
 	for i, s := range cfg.Auto.HardDeny {
 		r, err := parseRule(s, true)
 		if err != nil {
@@ -120,7 +121,7 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 			continue
 		}
 		r.ref.Source = at("auto.hard_deny", i).Source
-		p.hardDeny = append(p.hardDeny, r.expandHome(o.Home))
+		hardDeny = append(hardDeny, r.expandHome(o.Home))
 	}
 	for i, s := range cfg.Auto.Rules {
 		r, err := parseRule(s, false)
@@ -129,8 +130,9 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 			continue
 		}
 		r.ref.Source = at("auto.rules", i).Source
-		p.rules = append(p.rules, r.expandHome(o.Home))
+		rules = append(rules, r.expandHome(o.Home))
 	}
+	p.hardDeny, p.rules = newRuleIndex(hardDeny), newRuleIndex(rules)
 	for i, d := range cfg.Auto.TrustedDirs {
 		ref := at("auto.trusted_dirs", i)
 		ref.Text = d

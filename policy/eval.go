@@ -58,10 +58,11 @@ func (p *Policy) decide(c *call) Decision {
 	withdrawn := r.Tainted && !trust // taint withdraws pre-approval (layers 7 and 9)
 
 	// 1. hard_deny, before everything.
-	for i := range p.hardDeny {
-		if m, what := p.ruleMatches(&p.hardDeny[i], c); m {
-			return Decision{Verdict: Deny, Layer: LayerHardDeny, Rule: &p.hardDeny[i].ref,
-				Reason: fmt.Sprintf("hard_deny %s matched %s", p.hardDeny[i].ref.String(), what)}
+	for _, i := range p.hardDeny.forTool(&c.t) {
+		ru := &p.hardDeny.rules[i]
+		if m, what := p.ruleMatches(ru, c); m {
+			return Decision{Verdict: Deny, Layer: LayerHardDeny, Rule: &ru.ref,
+				Reason: fmt.Sprintf("hard_deny %s matched %s", ru.ref.String(), what)}
 		}
 	}
 	// 2. Guardrails: catastrophic shell commands.
@@ -311,10 +312,11 @@ func (p *Policy) trustedDomainFor(host string) *RuleRef {
 // run for each simple command: any deny or ask wins (the first such rule
 // in order), and allow needs every simple command covered.
 func (p *Policy) matchRules(c *call) (Decision, bool) {
+	idx := p.rules.forTool(&c.t)
 	if c.shell == nil || len(c.shell.cmds) <= 1 {
-		for i := range p.rules {
-			if m, what := p.ruleMatches(&p.rules[i], c); m {
-				ru := &p.rules[i]
+		for _, i := range idx {
+			ru := &p.rules.rules[i]
+			if m, what := p.ruleMatches(ru, c); m {
 				return Decision{Verdict: ru.verdict, Layer: LayerRule, Rule: &ru.ref,
 					Reason: fmt.Sprintf("rule %s matched %s", ru.ref.String(), what)}, true
 			}
@@ -323,9 +325,9 @@ func (p *Policy) matchRules(c *call) (Decision, bool) {
 	}
 	// Compound command: the earliest deny/ask rule matching the whole
 	// command or any part of it wins.
-	for i := range p.rules {
-		ru := &p.rules[i]
-		if ru.verdict == Allow || !c.t.matchGlob(ru.tool) {
+	for _, i := range idx {
+		ru := &p.rules.rules[i]
+		if ru.verdict == Allow {
 			continue
 		}
 		if ru.arg == nil {
@@ -350,11 +352,8 @@ func (p *Policy) matchRules(c *call) (Decision, bool) {
 	var first *rule
 	for _, sc := range c.shell.cmds {
 		covered := false
-		for i := range p.rules {
-			ru := &p.rules[i]
-			if !c.t.matchGlob(ru.tool) {
-				continue
-			}
+		for _, i := range idx {
+			ru := &p.rules.rules[i]
 			if ru.arg == nil || ru.arg.match(sc.text) {
 				if ru.verdict == Allow {
 					covered = true
@@ -378,10 +377,8 @@ func (p *Policy) matchRules(c *call) (Decision, bool) {
 
 // ruleMatches reports whether a rule matches a non-compound call, and
 // what it matched, for the reason.
+// The rule's tool glob is known to match (see ruleIndex).
 func (p *Policy) ruleMatches(ru *rule, c *call) (bool, string) {
-	if !c.t.matchGlob(ru.tool) {
-		return false, ""
-	}
 	if ru.arg == nil {
 		return true, "the tool " + c.t.name
 	}

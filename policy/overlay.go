@@ -193,13 +193,13 @@ func (p *Policy) WithOverlay(o *Overlay) *Policy {
 	}
 	// Deny and ask rules go first, so no rule of the person's can allow
 	// what the project denies.
-	q.rules = append(append([]rule(nil), o.rules...), p.rules...)
-	q.hardDeny = append(append([]rule(nil), p.hardDeny...), o.hardDeny...)
-	q.protected = pathSet{pats: append([]pathPattern(nil), p.protected.pats...), src: append([]RuleRef(nil), p.protected.src...)}
+	q.rules = newRuleIndex(append(append([]rule(nil), o.rules...), p.rules.rules...))
+	q.hardDeny = newRuleIndex(append(append([]rule(nil), p.hardDeny.rules...), o.hardDeny...))
+	q.protected = p.protected.clone()
 	for i, s := range o.protected {
 		q.protected.add(s, o.protRefs[i], p.opts)
 	}
-	q.secretReads = pathSet{pats: append([]pathPattern(nil), p.secretReads.pats...), src: append([]RuleRef(nil), p.secretReads.src...)}
+	q.secretReads = p.secretReads.clone()
 	for i, s := range o.secrets {
 		q.secretReads.add(s, o.secRefs[i], p.opts)
 	}

@@ -57,22 +57,53 @@ func compilePathPattern(p string, o Options) (pathPattern, error) {
 	return pp, err
 }
 
-// match reports whether the absolute, cleaned path p is covered.
-func (pp *pathPattern) match(p string) bool {
+// match reports whether the absolute, cleaned path p, whose base name is
+// base, is covered.
+func (pp *pathPattern) match(p, base string) bool {
 	switch pp.kind {
 	case patBase:
-		return pp.g.match(path.Base(p))
+		return pp.g.match(base)
 	case patSuffix:
 		return pp.g.match(p)
+	case patDir:
+		if pp.g.kind == globSuffix {
+			// "*/name" with a literal name: a component of p, or a run of them.
+			dir := pp.g.lit // "/name"
+			i := strings.Index(p, dir)
+			for i >= 0 {
+				end := i + len(dir)
+				if end == len(p) || p[end] == '/' {
+					return true
+				}
+				j := strings.Index(p[i+1:], dir)
+				if j < 0 {
+					break
+				}
+				i += 1 + j
+			}
+			return false
+		}
+	case patAbsolute:
+		if pp.g.kind == globLiteral {
+			return within(p, pp.g.lit)
+		}
 	}
-	for d := p; ; d = path.Dir(d) {
+	// p or any of its ancestors.
+	for d := p; d != ""; {
 		if pp.g.match(d) {
 			return true
 		}
-		if d == "/" || d == "." || d == "" {
-			return false
+		i := strings.LastIndexByte(d, '/')
+		switch {
+		case i > 0:
+			d = d[:i]
+		case i == 0 && d != "/":
+			d = "/"
+		default:
+			d = ""
 		}
 	}
+	return false
 }
 
 // defaultProtected are the writes that ask by default: eVi's list, and what
@@ -97,10 +128,13 @@ var defaultSecretReads = []string{
 	".aws/credentials", ".docker/config.json", ".kube/config", ".gnupg/",
 }
 
-// pathSet is a compiled list of path patterns.
+// pathSet is a compiled list of path patterns. Literal base names (most
+// of the built-in list) are looked up in a map; the rest are tried in turn.
 type pathSet struct {
-	pats []pathPattern
-	src  []RuleRef // where each pattern came from
+	pats    []pathPattern
+	src     []RuleRef // where each pattern came from
+	litBase map[string]int
+	others  []int
 }
 
 func (s *pathSet) add(p string, ref RuleRef, o Options) error {
@@ -108,19 +142,58 @@ func (s *pathSet) add(p string, ref RuleRef, o Options) error {
 	if err != nil {
 		return err
 	}
+	i := len(s.pats)
 	s.pats = append(s.pats, pp)
 	s.src = append(s.src, ref)
+	if pp.kind == patBase && pp.g.kind == globLiteral {
+		if s.litBase == nil {
+			s.litBase = map[string]int{}
+		}
+		if _, dup := s.litBase[pp.g.lit]; !dup {
+			s.litBase[pp.g.lit] = i
+		}
+	} else {
+		s.others = append(s.others, i)
+	}
 	return nil
+}
+
+// clone returns a copy that can be added to without changing s.
+func (s *pathSet) clone() pathSet {
+	c := pathSet{
+		pats:   append([]pathPattern(nil), s.pats...),
+		src:    append([]RuleRef(nil), s.src...),
+		others: append([]int(nil), s.others...),
+	}
+	if s.litBase != nil {
+		c.litBase = make(map[string]int, len(s.litBase))
+		for k, v := range s.litBase {
+			c.litBase[k] = v
+		}
+	}
+	return c
 }
 
 // match returns the first pattern covering the absolute path p.
 func (s *pathSet) match(p string) (*RuleRef, bool) {
-	for i := range s.pats {
-		if s.pats[i].match(p) {
-			return &s.src[i], true
+	best := len(s.pats)
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	if i, ok := s.litBase[base]; ok {
+		best = i
+	}
+	for _, i := range s.others {
+		if i >= best {
+			break
+		}
+		if s.pats[i].match(p, base) {
+			best = i
+			break
 		}
 	}
-	return nil, false
+	if best == len(s.pats) {
+		return nil, false
+	}
+	return &s.src[best], true
 }
 
 // absPath makes p absolute: "~" expands to home, a relative path joins cwd,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // rule is one compiled "<allow|deny|ask> <tool-glob> [arg-glob]" entry.
@@ -16,12 +17,12 @@ type rule struct {
 
 // cutField splits off the first space-separated field of s.
 func cutField(s string) (field, rest string) {
-	s = strings.TrimLeft(s, " \t")
-	i := strings.IndexAny(s, " \t")
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	i := strings.IndexFunc(s, unicode.IsSpace)
 	if i < 0 {
 		return s, ""
 	}
-	return s[:i], strings.TrimLeft(s[i:], " \t")
+	return s[:i], strings.TrimLeftFunc(s[i:], unicode.IsSpace)
 }
 
 // parseRule parses a rule. In hard_deny the verb is optional and can only
@@ -52,7 +53,7 @@ func parseRule(s string, hardDeny bool) (rule, error) {
 	if r.tool, err = compileGlob(word); err != nil {
 		return rule{}, fmt.Errorf("rule %q: tool glob: %w", s, err)
 	}
-	if rest = strings.TrimRight(rest, " \t"); rest != "" {
+	if rest = strings.TrimRightFunc(rest, unicode.IsSpace); rest != "" {
 		g, err := compileGlob(rest)
 		if err != nil {
 			return rule{}, fmt.Errorf("rule %q: argument glob: %w", s, err)

@@ -39,6 +39,14 @@ var credentialPrefixes = []struct {
 	{"-----BEGIN", 30, "private key"},
 }
 
+// prefixByLead groups credentialPrefixes by their first byte.
+var prefixByLead = func() (t [256][]int) {
+	for i, p := range credentialPrefixes {
+		t[p.prefix[0]] = append(t[p.prefix[0]], i)
+	}
+	return t
+}()
+
 // credentialNames are words that, written before "=" or ":", say the value
 // after them is a credential.
 var credentialNames = []string{"api_key", "apikey", "api-key", "token", "secret", "password", "passwd", "auth", "bearer", "credential", "private_key", "access_key"}
@@ -52,8 +60,9 @@ func findCredential(s string) (string, bool) {
 		c := s[i]
 		switch c {
 		case 's', 'g', 'A', 'x', 'h', 'n', 'p', 'r', 'S', '-':
-			for _, p := range credentialPrefixes {
-				if p.prefix[0] != c || !strings.HasPrefix(s[i:], p.prefix) {
+			for _, k := range prefixByLead[c] {
+				p := &credentialPrefixes[k]
+				if !strings.HasPrefix(s[i:], p.prefix) {
 					continue
 				}
 				if i > 0 && isTokenByte(s[i-1]) && p.prefix != "-----BEGIN" {
