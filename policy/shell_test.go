@@ -2,10 +2,10 @@ package policy
 
 import (
 	"fmt"
-	"time"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 var shellTests = []struct {
