@@ -1,0 +1,165 @@
+package app
+
+import (
+	"time"
+
+	"github.com/agatehq/agate/policy"
+)
+
+// apiPrefix is the version prefix of every route of the local API.
+const apiPrefix = "/v1"
+
+// DecideRequest asks the daemon about one tool call (POST /v1/decide).
+type DecideRequest struct {
+	Tool      string         `json:"tool"`
+	Args      map[string]any `json:"args,omitempty"`
+	Agent     string         `json:"agent"`               // "claude-code", "gemini", "cursor", ...
+	Session   string         `json:"session,omitempty"`   // the agent's session or conversation id
+	Run       string         `json:"run,omitempty"`       // the run (one prompt's turn) within the session; "" = the session's current run
+	Cwd       string         `json:"cwd"`                 // absolute
+	Workspace string         `json:"workspace,omitempty"` // the project root, if the agent says
+	// Interactive says a person is on the agent's side now (false for a
+	// cron, an API client with nobody behind it, Claude Code in
+	// bypassPermissions or dontAsk mode).
+	Interactive bool `json:"interactive"`
+	// AgentPrompt says the caller can ask the person itself: when no
+	// prompter is attached to agate, an ask is handed back to it.
+	AgentPrompt bool `json:"agent_prompt"`
+	// Tainted marks the run as having taken in outside content, on top of
+	// what the daemon already knows from /v1/taint.
+	Tainted bool `json:"tainted,omitempty"`
+}
+
+// Answerer says who or what settled a decision.
+type Answerer string
+
+// The answerers, as the audit log records them.
+const (
+	ByPolicy     Answerer = "policy"      // the policy decided without asking
+	ByPerson     Answerer = "person"      // a person answered (the Via field says where)
+	ByTimeout    Answerer = "timeout"     // nobody answered in time: denied
+	ByAgent      Answerer = "agent"       // handed to the agent's own prompt
+	ByUnattended Answerer = "unattended"  // nobody could be asked: denied
+	ByOverflow   Answerer = "overflow"    // too many questions waiting: denied
+	ByShutdown   Answerer = "shutdown"    // the daemon stopped while the question waited: denied
+	ByPrompter   Answerer = "prompter"    // the prompter failed (window closed, error): denied
+	ByDaemonDown Answerer = "daemon_down" // the hook could not reach the daemon
+)
+
+// DecideResponse is the daemon's answer for one call.
+type DecideResponse struct {
+	Decision   policy.Verdict `json:"decision"` // allow, deny, or ask (hand to the agent's prompt)
+	Layer      policy.Layer   `json:"layer"`
+	Rule       string         `json:"rule,omitempty"`
+	Source     string         `json:"source,omitempty"`
+	Category   string         `json:"category"`
+	Risks      []string       `json:"risks"`
+	Reason     string         `json:"reason"`
+	By         Answerer       `json:"by"`
+	Via        string         `json:"via,omitempty"`         // where the person answered: "tray", "terminal", "api"
+	ApprovalID string         `json:"approval_id,omitempty"` // set when a person was asked
+	Scope      Scope          `json:"scope,omitempty"`       // the scope of the person's answer
+	Note       string         `json:"note,omitempty"`        // the person's reason, if they gave one
+}
+
+// Scope is how far a person's answer reaches (Pepe's six answers).
+type Scope string
+
+// The scopes of an answer.
+const (
+	ScopeOnce       Scope = "once"        // this call only
+	ScopeRun        Scope = "this_run"    // calls shaped like this one, for the rest of this (tainted) run
+	ScopeSession    Scope = "session"     // this call's risk set, for the rest of the session
+	ScopeSessionAny Scope = "session_any" // this tool with any parameters, for the rest of the session
+	ScopeAlways     Scope = "always"      // saved as a grant on the agent
+	ScopeDeny       Scope = "deny"        // refuse; never remembered
+)
+
+// ParseScope checks a scope name.
+func ParseScope(s string) (Scope, error) {
+	switch sc := Scope(s); sc {
+	case ScopeOnce, ScopeRun, ScopeSession, ScopeSessionAny, ScopeAlways, ScopeDeny:
+		return sc, nil
+	}
+	return "", errorf("unknown scope %q (want once, this_run, session, session_any, always or deny)", s)
+}
+
+// Approval is a call waiting for a person.
+type Approval struct {
+	ID       string    `json:"id"`
+	Agent    string    `json:"agent"`
+	Session  string    `json:"session,omitempty"`
+	Run      string    `json:"run,omitempty"`
+	Tool     string    `json:"tool"`
+	Category string    `json:"category"`
+	Subject  string    `json:"subject"` // the command, path or URL, in full
+	Args     any       `json:"args,omitempty"`
+	Cwd      string    `json:"cwd"`
+	Risks    []string  `json:"risks"`
+	Tainted  bool      `json:"tainted,omitempty"`
+	Layer    string    `json:"layer"`
+	Rule     string    `json:"rule,omitempty"`
+	Source   string    `json:"source,omitempty"`
+	Reason   string    `json:"reason"`
+	Grant    string    `json:"grant,omitempty"` // what "session"/"always" would record
+	Scopes   []Scope   `json:"scopes"`          // the answers offered
+	Created  time.Time `json:"created"`
+	Expires  time.Time `json:"expires"`
+}
+
+// AnswerRequest answers one or more waiting approvals (POST
+// /v1/approvals/answer): the batch of eVi, all, none or a chosen subset.
+type AnswerRequest struct {
+	IDs      []string       `json:"ids"`
+	Decision policy.Verdict `json:"decision"` // allow or deny
+	Scope    Scope          `json:"scope,omitempty"`
+	Reason   string         `json:"reason,omitempty"`
+	Via      string         `json:"via,omitempty"`
+}
+
+// AnswerResult says, per id, whether the answer landed.
+type AnswerResult struct {
+	Answered []string          `json:"answered"`
+	Missing  map[string]string `json:"missing,omitempty"` // id -> why (unknown, expired, already answered)
+}
+
+// TaintRequest marks a run as having taken in outside content (POST
+// /v1/taint), or starts a new run (POST /v1/runs).
+type TaintRequest struct {
+	Agent   string `json:"agent"`
+	Session string `json:"session"`
+	Run     string `json:"run,omitempty"`
+	Source  string `json:"source,omitempty"` // what brought the content in (the tool)
+}
+
+// Event is one item of the event stream (GET /v1/events).
+type Event struct {
+	Type     string          `json:"type"` // "approval.requested", "approval.granted", "approval.denied", "approval.expired", "decision", "config", "status"
+	Time     time.Time       `json:"time"`
+	Approval *Approval       `json:"approval,omitempty"`
+	Decision *DecideResponse `json:"decision,omitempty"`
+	Agent    string          `json:"agent,omitempty"`
+	Tool     string          `json:"tool,omitempty"`
+	Subject  string          `json:"subject,omitempty"`
+	Error    string          `json:"error,omitempty"` // for "config": the config error, file:line: key: ...
+	Pending  int             `json:"pending"`
+}
+
+// Status is the daemon's state (GET /v1/status).
+type Status struct {
+	Version      string           `json:"version"`
+	PID          int              `json:"pid"`
+	Socket       string           `json:"socket"`
+	Mode         string           `json:"mode"`
+	Paused       bool             `json:"paused,omitempty"`
+	PolicySource string           `json:"policy_source"`
+	ConfigError  string           `json:"config_error,omitempty"`
+	LoadedAt     time.Time        `json:"loaded_at"`
+	Prompters    []string         `json:"prompters"` // who can ask a person: "tray", "terminal"
+	Pending      int              `json:"pending"`
+	Counts       map[string]int64 `json:"counts"` // decisions by verdict and answerer
+	Sessions     int              `json:"sessions"`
+	Sandbox      any              `json:"sandbox,omitempty"`
+	Started      time.Time        `json:"started"`
+	AuditLog     string           `json:"audit_log"`
+}
