@@ -81,7 +81,7 @@ func findCredential(s string) (string, bool) {
 			}
 		case '=', ':':
 			if credentialName(s[:i]) {
-				v := strings.TrimLeft(s[i+1:], " \t\"'")
+				v := strings.TrimLeft(s[i+1:], " \t\"'=:")
 				if n := tokenLen(v); n >= 20 && highEntropy(v[:n]) {
 					return "credential assigned to " + lastWord(s[:i]), true
 				}
@@ -136,7 +136,7 @@ func credentialName(before string) bool {
 // lastWord returns the name-like word at the end of s, ignoring quotes and
 // spaces before the separator.
 func lastWord(s string) string {
-	s = strings.TrimRight(s, " \t\"'")
+	s = strings.TrimRight(s, " \t\"':=")
 	i := len(s)
 	for i > 0 && (isTokenByte(s[i-1]) || s[i-1] == '.') {
 		i--

@@ -1,0 +1,55 @@
+package policy
+
+import "strings"
+
+// FindCredential reports the kind of the first credential-shaped string in
+// s: a provider key (sk-..., ghp_..., AKIA..., xox...), a private key, or a
+// long high-entropy token assigned to a credential-looking name.
+func FindCredential(s string) (kind string, ok bool) { return findCredential(s) }
+
+// Redact returns s with every credential-shaped token, and every value
+// known replaces by known.Contains, replaced by "[REDACTED]". It is what
+// the audit log and the event stream show of a call's arguments.
+func Redact(s string, known KnownSecrets) string {
+	if known != nil && known.Contains(s) {
+		return "[REDACTED]"
+	}
+	if _, ok := findCredential(s); !ok {
+		return s
+	}
+	// Replace token by token: a run of token characters that is itself
+	// credential-shaped, or that follows a credential-looking name.
+	var b strings.Builder
+	i := 0
+	for i < len(s) {
+		n := tokenLen(s[i:])
+		if n == 0 || s[i] == '=' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		tok := s[i : i+n]
+		if _, bad := findCredential(tok); bad || (len(tok) >= 20 && highEntropy(tok) && credentialName(s[:i])) {
+			b.WriteString("[REDACTED]")
+		} else {
+			b.WriteString(tok)
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// secretKeyNames are argument names whose values are never logged.
+var secretKeyNames = []string{"password", "passwd", "secret", "token", "api_key", "apikey", "credential", "private_key", "authorization"}
+
+// IsSecretKey reports whether an argument named k holds a secret by its
+// name alone.
+func IsSecretKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, n := range secretKeyNames {
+		if strings.Contains(k, n) {
+			return true
+		}
+	}
+	return false
+}
