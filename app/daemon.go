@@ -1,5 +1,560 @@
 package app
 
-// Daemon is the running gate: the policy in force, the approvals waiting for
-// a person, the audit log and the local API.
-type Daemon struct{}
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agatehq/agate/policy"
+)
+
+// Daemon is the running gate: the policy in force, the approvals waiting
+// for a person, the sessions' grants and taint, the audit log and the
+// local API. The tray app runs one in-process; `agate serve` runs one
+// headless.
+type Daemon struct {
+	paths   Paths
+	logger  *log.Logger
+	started time.Time
+
+	state    atomic.Pointer[policyState] // swapped whole on a good reload
+	grants   atomic.Pointer[Grants]      // the saved "always" grants
+	prompter atomic.Pointer[prompterBox] // the in-process prompter (the tray), if any
+	secrets  atomic.Pointer[secretsBox]  // values of secrets agate keeps, for leak detection
+
+	sessions *sessions
+	hub      *hub
+	broker   *broker
+	audit    *AuditLog
+	overlays *overlayCache
+	counts   counters
+
+	mu       sync.Mutex // guards listener
+	listener io.Closer
+}
+
+type prompterBox struct {
+	p   Prompter
+	via string
+}
+
+type secretsBox struct{ s policy.KnownSecrets }
+
+// policyState is one loaded config and its compiled policy.
+type policyState struct {
+	cfg      *policy.Config
+	pol      *policy.Policy
+	loadedAt time.Time
+	// err is the last config error: the file on disk is broken and pol is
+	// the last good policy (or the strict fallback at start).
+	err error
+}
+
+// DaemonOptions tune a daemon.
+type DaemonOptions struct {
+	// Logger receives the daemon's log; nil logs to stderr.
+	Logger *log.Logger
+}
+
+// NewDaemon loads the config (writing the defaults on first run), opens
+// the audit log, and returns a daemon ready to Serve. A config that does
+// not parse does not stop it: it runs with the built-in defaults in
+// manual mode (every call that acts asks) and reports the error, until
+// the file is fixed.
+func NewDaemon(paths Paths, o DaemonOptions) (*Daemon, error) {
+	d := &Daemon{
+		paths:    paths,
+		logger:   o.Logger,
+		started:  time.Now(),
+		sessions: newSessions(24 * time.Hour),
+		hub:      newHub(),
+		overlays: newOverlayCache(),
+	}
+	if d.logger == nil {
+		d.logger = log.New(os.Stderr, "agate: ", log.LstdFlags)
+	}
+	st := d.load()
+	if st.pol == nil {
+		fb, err := d.fallback(st.err)
+		if err != nil {
+			return nil, err
+		}
+		st = fb
+	}
+	d.state.Store(st)
+	if st.err != nil {
+		d.logger.Printf("config error, running strict until it is fixed: %v", st.err)
+	}
+	g, err := loadGrants(paths.Grants)
+	if err != nil {
+		d.logger.Printf("grants: %v (no saved grants apply until it is fixed)", err)
+		g = &Grants{agents: map[string][]policy.Grant{}}
+	}
+	d.grants.Store(g)
+	d.broker = newBroker(st.cfg.Approvals.MaxPending, d.hub)
+	audit, err := OpenAuditLog(paths.AuditLog(), int64(st.cfg.Audit.MaxSizeMB)<<20, st.cfg.Audit.Keep)
+	if err != nil {
+		return nil, err
+	}
+	d.audit = audit
+	return d, nil
+}
+
+// load reads and compiles the config file. On failure the state carries
+// the error and no policy.
+func (d *Daemon) load() *policyState {
+	st := &policyState{loadedAt: time.Now()}
+	data, err := readConfigFile(d.paths.Config, true)
+	if err != nil {
+		st.err = err
+		return st
+	}
+	cfg, err := policy.Parse(d.paths.Config, data)
+	if err != nil {
+		st.err = err
+		return st
+	}
+	pol, err := policy.Compile(cfg, policyOptions(d.paths))
+	if err != nil {
+		st.err = err
+		return st
+	}
+	st.cfg, st.pol = cfg, pol
+	return st
+}
+
+// fallback is the strict policy used when the config is broken at start:
+// the defaults, in manual mode.
+func (d *Daemon) fallback(cause error) (*policyState, error) {
+	cfg := policy.DefaultConfig()
+	cfg.Auto.Mode = "manual"
+	pol, err := policy.Compile(cfg, policyOptions(d.paths))
+	if err != nil {
+		return nil, fmt.Errorf("compile the fallback policy: %w", err)
+	}
+	return &policyState{cfg: cfg, pol: pol, loadedAt: time.Now(), err: cause}, nil
+}
+
+// Reload reads the config again. A good config replaces the policy in
+// force at once; a broken one leaves it in place and is reported (status,
+// event stream, log). It returns the config error, if any.
+func (d *Daemon) Reload() error {
+	st := d.load()
+	old := d.state.Load()
+	if st.err != nil {
+		keep := *old
+		keep.err = st.err
+		d.state.Store(&keep)
+		d.logger.Printf("config error, keeping the last good policy: %v", st.err)
+		d.hub.publish(Event{Type: "config", Time: time.Now(), Error: st.err.Error(), Pending: d.broker.count()})
+		return st.err
+	}
+	d.state.Store(st)
+	d.broker.setMax(st.cfg.Approvals.MaxPending)
+	d.hub.publish(Event{Type: "config", Time: time.Now(), Pending: d.broker.count()})
+	return nil
+}
+
+// ReloadGrants reads the grants file again; a broken one keeps the last
+// good grants.
+func (d *Daemon) ReloadGrants() error {
+	g, err := loadGrants(d.paths.Grants)
+	if err != nil {
+		d.logger.Printf("grants: %v (keeping the last good grants)", err)
+		return err
+	}
+	d.grants.Store(g)
+	return nil
+}
+
+// Config returns the config in force and the current config error (the
+// file on disk is broken: the config returned is the last good one).
+func (d *Daemon) Config() (*policy.Config, error) {
+	st := d.state.Load()
+	return st.cfg, st.err
+}
+
+// Policy returns the policy in force.
+func (d *Daemon) Policy() *policy.Policy { return d.state.Load().pol }
+
+// Paths returns the daemon's files.
+func (d *Daemon) Paths() Paths { return d.paths }
+
+// SetPrompter attaches the in-process prompter (the tray), or detaches it
+// with nil. via names it in the audit log ("tray").
+func (d *Daemon) SetPrompter(p Prompter, via string) {
+	if p == nil {
+		d.prompter.Store(nil)
+		return
+	}
+	d.prompter.Store(&prompterBox{p: p, via: via})
+}
+
+// SetSecrets gives the daemon the values of the secrets agate keeps, so a
+// call that carries one is flagged and its log line redacted.
+func (d *Daemon) SetSecrets(s policy.KnownSecrets) { d.secrets.Store(&secretsBox{s: s}) }
+
+func (d *Daemon) knownSecrets() policy.KnownSecrets {
+	if b := d.secrets.Load(); b != nil {
+		return b.s
+	}
+	return nil
+}
+
+// prompters names who can ask a person now.
+func (d *Daemon) prompters() []string {
+	var out []string
+	if b := d.prompter.Load(); b != nil {
+		out = append(out, b.via)
+	}
+	if d.hub.approvers() > 0 {
+		out = append(out, "terminal")
+	}
+	return out
+}
+
+// Decide decides one call: by the policy, or by asking a person when the
+// policy says ask and someone can be asked. It returns after the decision
+// is in the audit log. It never allows because something failed.
+func (d *Daemon) Decide(ctx context.Context, r *DecideRequest) (*DecideResponse, error) {
+	if r.Tool == "" {
+		return nil, errors.New("no tool named")
+	}
+	if r.Cwd == "" || !strings.HasPrefix(r.Cwd, "/") {
+		return nil, fmt.Errorf("cwd %q is not an absolute path", r.Cwd)
+	}
+	now := time.Now()
+	st := d.state.Load()
+	pol := d.overlays.apply(st.pol, r.Cwd)
+	snap := d.sessions.view(r.Agent, r.Session, r.Run, now)
+	prompter := d.prompter.Load()
+	attached := prompter != nil || d.hub.approvers() > 0
+	preq := &policy.Request{
+		Tool: r.Tool, Args: r.Args, Agent: r.Agent, Cwd: r.Cwd, Workspace: r.Workspace,
+		Interactive: r.Interactive && (attached || r.AgentPrompt),
+		Tainted:     r.Tainted || snap.tainted,
+		Grants:      append(d.grants.Load().For(r.Agent), snap.grants...),
+		RunGrants:   snap.runGrants,
+		Resolve:     resolvePath,
+		Secrets:     d.knownSecrets(),
+	}
+	dec := pol.Decide(preq)
+	resp := responseFor(dec)
+	subject := callSubject(r.Tool, r.Args, d.knownSecrets())
+	rec := d.record("decision", r, snap.run, dec, subject)
+
+	switch {
+	case dec.Verdict != policy.Ask:
+		resp.By = ByPolicy
+		if dec.Unattended {
+			resp.By = ByUnattended
+		}
+	case !attached:
+		// Nobody agate can reach: the agent's own prompt asks.
+		resp.By = ByAgent
+	default:
+		return d.ask(ctx, r, snap, pol, dec, resp, rec, subject, prompter)
+	}
+	rec.By = resp.By
+	if err := d.audit.Append(ctx, rec); err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	d.counts.add(resp)
+	d.hub.publish(Event{Type: "decision", Time: now, Decision: resp, Agent: r.Agent, Tool: r.Tool, Subject: subject, Pending: d.broker.count()})
+	return resp, nil
+}
+
+// ask puts the call to a person and waits for the answer, the expiry, or
+// the caller going away; every way but a person's allow is a deny.
+func (d *Daemon) ask(ctx context.Context, r *DecideRequest, snap snapshot, pol *policy.Policy, dec policy.Decision,
+	resp *DecideResponse, rec *AuditRecord, subject string, prompter *prompterBox) (*DecideResponse, error) {
+	cfg := d.state.Load().cfg
+	a := Approval{
+		Agent: r.Agent, Session: r.Session, Run: snap.run, Tool: r.Tool, Category: dec.Category,
+		Subject: subject, Args: redactArgs(r.Args, d.knownSecrets()), Cwd: r.Cwd, Risks: dec.Risks.List(),
+		Tainted: dec.Tainted, Layer: string(dec.Layer), Reason: dec.Reason, Grant: dec.Grant.String(),
+		Scopes: offeredScopes(dec), Created: time.Now(),
+	}
+	if dec.Rule != nil {
+		a.Rule, a.Source = dec.Rule.Text, dec.Rule.Source
+	}
+	p, err := d.broker.submit(a, cfg.ApprovalTimeout())
+	if err != nil {
+		resp.Decision, resp.By = policy.Deny, ByOverflow
+		resp.Reason = "denied: " + err.Error() + " (the call would have asked: " + dec.Reason + ")"
+		return d.finish(ctx, r, rec, resp, subject)
+	}
+	resp.ApprovalID = p.ID
+	req := *rec
+	req.Event, req.ApprovalID, req.Decision, req.By = "approval.requested", p.ID, "ask", ""
+	if err := d.audit.Append(ctx, &req); err != nil {
+		d.broker.settle(p.ID, outcome{Answer: Answer{Verdict: policy.Deny}, by: ByShutdown})
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	if prompter != nil {
+		go func() {
+			ans, err := prompter.p.Ask(p.ctx, p.Approval)
+			if p.ctx.Err() != nil {
+				return // settled elsewhere, or expired
+			}
+			if err != nil {
+				d.broker.settle(p.ID, outcome{Answer: Answer{Verdict: policy.Deny, Reason: err.Error(), Via: prompter.via}, by: ByPrompter})
+				return
+			}
+			if ans.Via == "" {
+				ans.Via = prompter.via
+			}
+			d.answer(p.ID, ans)
+		}()
+	}
+	var o outcome
+	select {
+	case o = <-p.result:
+	case <-ctx.Done():
+		// The agent gave up on the call (its own hook timeout, a kill).
+		d.broker.settle(p.ID, outcome{Answer: Answer{Verdict: policy.Deny, Reason: "the agent stopped waiting"}, by: ByShutdown})
+		o = <-p.result
+	}
+	resp.By, resp.Via, resp.Note = o.by, o.Via, o.Reason
+	if o.Verdict == policy.Allow {
+		resp.Decision, resp.Scope = policy.Allow, o.Scope
+		resp.Reason = "a person allowed it (" + string(o.Scope) + "): " + dec.Reason
+		d.remember(r, snap, dec, o.Scope)
+	} else {
+		resp.Decision, resp.Scope = policy.Deny, ScopeDeny
+		switch o.by {
+		case ByTimeout:
+			resp.Reason = "nobody answered in time, so it is denied: " + dec.Reason
+		case ByPerson:
+			resp.Reason = "the person denied it: " + dec.Reason
+		default:
+			resp.Reason = "denied (" + o.Reason + "): " + dec.Reason
+		}
+	}
+	ev := *rec
+	ev.ApprovalID, ev.Scope, ev.Note, ev.Via = p.ID, resp.Scope, o.Reason, o.Via
+	switch {
+	case o.by == ByTimeout:
+		ev.Event = "approval.expired"
+	case o.Verdict == policy.Allow:
+		ev.Event = "approval.granted"
+	default:
+		ev.Event = "approval.denied"
+	}
+	ev.Decision, ev.By = resp.Decision.String(), resp.By
+	if err := d.audit.Append(context.WithoutCancel(ctx), &ev); err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	return d.finish(ctx, r, rec, resp, subject)
+}
+
+// finish logs the final decision and publishes it.
+func (d *Daemon) finish(ctx context.Context, r *DecideRequest, rec *AuditRecord, resp *DecideResponse, subject string) (*DecideResponse, error) {
+	final := *rec
+	final.Decision, final.By, final.Via, final.ApprovalID, final.Scope, final.Reason =
+		resp.Decision.String(), resp.By, resp.Via, resp.ApprovalID, resp.Scope, resp.Reason
+	if err := d.audit.Append(context.WithoutCancel(ctx), &final); err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	d.counts.add(resp)
+	d.hub.publish(Event{Type: "decision", Time: time.Now(), Decision: resp, Agent: r.Agent, Tool: r.Tool, Subject: subject, Pending: d.broker.count()})
+	return resp, nil
+}
+
+// remember records what a person's allow reaches beyond this call.
+func (d *Daemon) remember(r *DecideRequest, snap snapshot, dec policy.Decision, scope Scope) {
+	g := dec.Grant
+	if g.Tool == "" {
+		return
+	}
+	now := time.Now()
+	switch scope {
+	case ScopeRun:
+		d.sessions.grantRun(r.Agent, r.Session, snap.run, g, now)
+	case ScopeSession:
+		d.sessions.grant(r.Agent, r.Session, g, now)
+	case ScopeSessionAny:
+		d.sessions.grant(r.Agent, r.Session, policy.Grant{Tool: g.Tool, Any: true}, now)
+	case ScopeAlways:
+		err := updateGrants(d.paths.Grants, func(gs *Grants) error {
+			gs.Add(r.Agent, g)
+			return nil
+		})
+		if err != nil {
+			d.logger.Printf("save grant %s for %s: %v", g, r.Agent, err)
+			// It still holds for this session.
+			d.sessions.grant(r.Agent, r.Session, g, now)
+			return
+		}
+		d.ReloadGrants()
+	}
+}
+
+// Answer answers a waiting approval, as a person would in the tray or a
+// terminal. It reports whether the approval was still waiting.
+func (d *Daemon) Answer(id string, a Answer) bool { return d.answer(id, a) }
+
+func (d *Daemon) answer(id string, a Answer) bool {
+	if a.Verdict != policy.Allow {
+		a.Verdict, a.Scope = policy.Deny, ScopeDeny
+	} else if a.Scope == "" || a.Scope == ScopeDeny {
+		a.Scope = ScopeOnce
+	}
+	if a.Scope == ScopeRun {
+		// this_run exists only while the run is tainted.
+		if ap, ok := d.broker.get(id); ok && !ap.Tainted {
+			a.Scope = ScopeOnce
+		}
+	}
+	return d.broker.settle(id, outcome{Answer: a, by: ByPerson})
+}
+
+// Pending lists the approvals waiting for a person, in fair order.
+func (d *Daemon) Pending() []Approval { return d.broker.list() }
+
+// Subscribe returns a channel of events and a function that ends the
+// subscription. With approver set ("terminal"), the subscriber counts as a
+// person who can be asked while it is subscribed.
+func (d *Daemon) Subscribe(approver string) (<-chan Event, func()) {
+	s := d.hub.subscribe(approver)
+	return s.ch, func() { d.hub.unsubscribe(s) }
+}
+
+// Taint marks a session's run as having taken in outside content.
+func (d *Daemon) Taint(t *TaintRequest) {
+	d.sessions.taint(t.Agent, t.Session, t.Run, time.Now())
+}
+
+// StartRun starts a new run in a session.
+func (d *Daemon) StartRun(t *TaintRequest) string {
+	return d.sessions.newRun(t.Agent, t.Session, t.Run, time.Now())
+}
+
+// Sessions describes the live sessions.
+func (d *Daemon) Sessions() []SessionInfo { return d.sessions.list() }
+
+// SavedGrants returns the saved grants, per agent.
+func (d *Daemon) SavedGrants() map[string][]string {
+	g := d.grants.Load()
+	out := map[string][]string{}
+	for _, a := range g.Agents() {
+		for _, gr := range g.For(a) {
+			out[a] = append(out[a], gr.String())
+		}
+	}
+	return out
+}
+
+// RevokeGrants removes an agent's saved grants (all, or tool's).
+func (d *Daemon) RevokeGrants(agent, tool string) error {
+	found := false
+	err := updateGrants(d.paths.Grants, func(g *Grants) error {
+		found = g.Revoke(agent, tool)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d.ReloadGrants()
+	if !found {
+		return fmt.Errorf("%w: no saved grant for %s %s", ErrNotFound, agent, tool)
+	}
+	return nil
+}
+
+// Status reports the daemon's state.
+func (d *Daemon) Status() *Status {
+	st := d.state.Load()
+	s := &Status{
+		Version: Version, PID: os.Getpid(), Socket: d.paths.Socket, Mode: st.pol.Mode().String(),
+		PolicySource: d.paths.Config, LoadedAt: st.loadedAt, Prompters: d.prompters(),
+		Pending: d.broker.count(), Counts: d.counts.snapshot(), Sessions: d.sessions.count(),
+		Started: d.started, AuditLog: d.audit.Path(),
+	}
+	if s.Prompters == nil {
+		s.Prompters = []string{}
+	}
+	if st.err != nil {
+		s.ConfigError = st.err.Error()
+	}
+	return s
+}
+
+// Close denies every waiting approval and closes the audit log.
+func (d *Daemon) Close() error {
+	d.broker.closeAll()
+	d.mu.Lock()
+	if d.listener != nil {
+		d.listener.Close()
+	}
+	d.mu.Unlock()
+	return d.audit.Close()
+}
+
+// responseFor turns a policy decision into the API's answer.
+func responseFor(dec policy.Decision) *DecideResponse {
+	r := &DecideResponse{Decision: dec.Verdict, Layer: dec.Layer, Category: dec.Category, Risks: dec.Risks.List(), Reason: dec.Reason}
+	if dec.Rule != nil {
+		r.Rule, r.Source = dec.Rule.Text, dec.Rule.Source
+	}
+	return r
+}
+
+// offeredScopes are the answers a person may give to a call.
+func offeredScopes(dec policy.Decision) []Scope {
+	s := []Scope{ScopeOnce}
+	if dec.Tainted {
+		s = append(s, ScopeRun)
+	}
+	if dec.Grant.Tool != "" {
+		s = append(s, ScopeSession, ScopeSessionAny, ScopeAlways)
+	}
+	return append(s, ScopeDeny)
+}
+
+// record starts an audit record for a call.
+func (d *Daemon) record(event string, r *DecideRequest, run string, dec policy.Decision, subject string) *AuditRecord {
+	rec := &AuditRecord{
+		Event: event, Agent: r.Agent, Session: r.Session, Run: run, Tool: r.Tool, Category: dec.Category,
+		Risks: dec.Risks.List(), Subject: subject, Cwd: r.Cwd, Decision: dec.Verdict.String(),
+		Layer: string(dec.Layer), Reason: dec.Reason, Tainted: dec.Tainted,
+	}
+	if dec.Rule != nil {
+		rec.Rule, rec.Source = dec.Rule.Text, dec.Rule.Source
+	}
+	return rec
+}
+
+// counters count decisions by verdict and answerer.
+type counters struct {
+	mu sync.Mutex
+	m  map[string]int64
+}
+
+func (c *counters) add(r *DecideResponse) {
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]int64{}
+	}
+	c.m[r.Decision.String()]++
+	c.m["by_"+string(r.By)]++
+	c.m["total"]++
+	c.mu.Unlock()
+}
+
+func (c *counters) snapshot() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int64, len(c.m))
+	for k, v := range c.m {
+		out[k] = v
+	}
+	return out
+}

@@ -25,7 +25,9 @@ type APIError struct {
 	Message string // the daemon's message
 }
 
-func (e *APIError) Error() string { return fmt.Sprintf("agate daemon: %s (status %d)", e.Message, e.Status) }
+func (e *APIError) Error() string {
+	return fmt.Sprintf("agate daemon: %s (status %d)", e.Message, e.Status)
+}
 
 // Is maps statuses to the sentinels: 404 is ErrNotFound, 403 ErrRefused.
 func (e *APIError) Is(target error) bool {

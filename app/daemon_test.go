@@ -1,0 +1,334 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agatehq/agate/policy"
+)
+
+// testPaths returns private paths for one test: config, state and a short
+// socket path (unix socket paths are limited to about 100 bytes).
+func testPaths(t testing.TB, config string) Paths {
+	t.Helper()
+	dir := t.TempDir()
+	sockDir, err := os.MkdirTemp("", "agt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	p := Paths{
+		Config: filepath.Join(dir, "config", "config.toml"),
+		Grants: filepath.Join(dir, "config", "grants.toml"),
+		State:  filepath.Join(dir, "state"),
+		Socket: filepath.Join(sockDir, "agate.sock"),
+	}
+	if config != "" {
+		if err := os.MkdirAll(filepath.Dir(p.Config), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p.Config, []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+// startDaemon runs a daemon on paths and returns it with a client.
+func startDaemon(t testing.TB, p Paths) (*Daemon, *Client) {
+	t.Helper()
+	d, err := NewDaemon(p, DaemonOptions{Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Listen(p.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		d.Serve(ctx, l)
+		close(done)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		d.Close()
+	})
+	return d, &Client{Socket: p.Socket}
+}
+
+func decideReq(tool, command string) *DecideRequest {
+	return &DecideRequest{Tool: tool, Args: map[string]any{"command": command}, Agent: "claude-code",
+		Session: "s1", Cwd: "/home/dev/project", Interactive: true, AgentPrompt: true}
+}
+
+// fakePrompter answers every approval with a fixed answer, or waits for
+// its context when hold is set (a popup nobody clicks).
+type fakePrompter struct {
+	mu     sync.Mutex
+	answer Answer
+	err    error
+	hold   bool
+	asked  []Approval
+}
+
+func (f *fakePrompter) Ask(ctx context.Context, a Approval) (Answer, error) {
+	f.mu.Lock()
+	f.asked = append(f.asked, a)
+	ans, err, hold := f.answer, f.err, f.hold
+	f.mu.Unlock()
+	if hold {
+		<-ctx.Done()
+		return Answer{}, ctx.Err()
+	}
+	return ans, err
+}
+
+func TestDecideWithoutPrompter(t *testing.T) {
+	p := testPaths(t, "")
+	_, c := startDaemon(t, p)
+	ctx := context.Background()
+
+	tests := []struct {
+		name  string
+		req   *DecideRequest
+		want  policy.Verdict
+		by    Answerer
+		layer policy.Layer
+	}{
+		{"free pass", decideReq("Bash", "ls -la"), policy.Allow, ByPolicy, policy.LayerRisk},
+		{"guardrail", decideReq("Bash", "rm -rf /"), policy.Deny, ByPolicy, policy.LayerGuardrail},
+		{"ask goes to the agent's prompt", decideReq("Bash", "rm -rf build"), policy.Ask, ByAgent, policy.LayerRisk},
+		{"no prompt of its own: unattended", func() *DecideRequest {
+			r := decideReq("Bash", "rm -rf build")
+			r.AgentPrompt = false
+			return r
+		}(), policy.Deny, ByUnattended, policy.LayerRisk},
+		{"nobody there: unattended", func() *DecideRequest {
+			r := decideReq("Bash", "ls")
+			r.Interactive = false
+			return r
+		}(), policy.Deny, ByUnattended, policy.LayerRisk},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := c.Decide(ctx, tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Decision != tt.want || resp.By != tt.by || resp.Layer != tt.layer {
+				t.Fatalf("got %s by %s at %s (%s), want %s by %s at %s", resp.Decision, resp.By, resp.Layer, resp.Reason, tt.want, tt.by, tt.layer)
+			}
+		})
+	}
+	// Every decision is in the log, and the chain holds.
+	res, err := VerifyAuditLog(p.AuditLog())
+	if err != nil || res.Problem != "" || res.Lines != len(tests) {
+		t.Fatalf("verify: %+v %v", res, err)
+	}
+}
+
+func TestDecideBadRequests(t *testing.T) {
+	p := testPaths(t, "")
+	_, c := startDaemon(t, p)
+	for _, r := range []*DecideRequest{
+		{Tool: "", Cwd: "/x"},
+		{Tool: "Bash", Cwd: "relative"},
+	} {
+		_, err := c.Decide(context.Background(), r)
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.Status != 400 {
+			t.Errorf("%+v: err = %v, want a 400", r, err)
+		}
+	}
+}
+
+func TestPrompterAnswers(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer Answer
+		err    error
+		want   policy.Verdict
+		by     Answerer
+		event  string
+	}{
+		{"allow once", Answer{Verdict: policy.Allow, Scope: ScopeOnce}, nil, policy.Allow, ByPerson, "approval.granted"},
+		{"deny", Answer{Verdict: policy.Deny, Reason: "no"}, nil, policy.Deny, ByPerson, "approval.denied"},
+		{"window closed", Answer{}, errors.New("the window was closed"), policy.Deny, ByPrompter, "approval.denied"},
+		{"allow with an empty scope is once", Answer{Verdict: policy.Allow}, nil, policy.Allow, ByPerson, "approval.granted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := testPaths(t, "")
+			d, c := startDaemon(t, p)
+			fp := &fakePrompter{answer: tt.answer, err: tt.err}
+			d.SetPrompter(fp, "tray")
+			resp, err := c.Decide(context.Background(), decideReq("Bash", "rm -rf build"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Decision != tt.want || resp.By != tt.by || resp.ApprovalID == "" {
+				t.Fatalf("got %+v", resp)
+			}
+			if tt.want == policy.Allow && resp.Scope != ScopeOnce {
+				t.Errorf("scope = %q", resp.Scope)
+			}
+			if len(fp.asked) != 1 || fp.asked[0].Subject != "rm -rf build" || fp.asked[0].Risks[0] != "deletes" {
+				t.Fatalf("asked %+v", fp.asked)
+			}
+			var events []string
+			ReadAudit(p.AuditLog(), func(r *AuditRecord) error {
+				events = append(events, r.Event+":"+r.Decision+":"+string(r.By))
+				return nil
+			})
+			want := []string{"approval.requested:ask:", tt.event + ":" + tt.want.String() + ":" + string(tt.by), "decision:" + tt.want.String() + ":" + string(tt.by)}
+			if strings.Join(events, " ") != strings.Join(want, " ") {
+				t.Errorf("log events %v, want %v", events, want)
+			}
+		})
+	}
+}
+
+func TestApprovalExpires(t *testing.T) {
+	p := testPaths(t, "[approvals]\ntimeout = \"300ms\"\n")
+	d, c := startDaemon(t, p)
+	d.SetPrompter(&fakePrompter{hold: true}, "tray")
+	resp, err := c.Decide(context.Background(), decideReq("Bash", "curl https://example.org"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Decision != policy.Deny || resp.By != ByTimeout {
+		t.Fatalf("got %+v, want a deny by timeout", resp)
+	}
+	found := false
+	ReadAudit(p.AuditLog(), func(r *AuditRecord) error {
+		found = found || (r.Event == "approval.expired" && r.Decision == "deny")
+		return nil
+	})
+	if !found {
+		t.Fatal("the log has no approval.expired line")
+	}
+	if n := len(d.Pending()); n != 0 {
+		t.Fatalf("%d approvals still pending", n)
+	}
+}
+
+func TestScopes(t *testing.T) {
+	ctx := context.Background()
+	t.Run("session covers the same risks, not more", func(t *testing.T) {
+		p := testPaths(t, "")
+		d, c := startDaemon(t, p)
+		fp := &fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: ScopeSession}}
+		d.SetPrompter(fp, "tray")
+		c.Decide(ctx, decideReq("Bash", "rm -rf build"))
+		resp, _ := c.Decide(ctx, decideReq("Bash", "rm old.txt"))
+		if resp.Decision != policy.Allow || resp.By != ByPolicy || resp.Layer != policy.LayerGrant {
+			t.Fatalf("second delete: %+v", resp)
+		}
+		resp, _ = c.Decide(ctx, decideReq("Bash", "curl https://x.org"))
+		if resp.By != ByPerson {
+			t.Fatalf("network was not granted, yet: %+v", resp)
+		}
+		other := decideReq("Bash", "rm x")
+		other.Session = "s2"
+		fp.answer = Answer{Verdict: policy.Deny}
+		if resp, _ := c.Decide(ctx, other); resp.Decision != policy.Deny {
+			t.Fatalf("another session used the grant: %+v", resp)
+		}
+	})
+	t.Run("session_any covers any parameters", func(t *testing.T) {
+		p := testPaths(t, "")
+		d, c := startDaemon(t, p)
+		d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: ScopeSessionAny}}, "tray")
+		c.Decide(ctx, decideReq("Bash", "rm -rf build"))
+		d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Deny}}, "tray")
+		if resp, _ := c.Decide(ctx, decideReq("Bash", "sudo curl x | sh")); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
+			t.Fatalf("%+v", resp)
+		}
+	})
+	t.Run("always is saved and widens in place", func(t *testing.T) {
+		p := testPaths(t, "")
+		d, c := startDaemon(t, p)
+		before, err := os.ReadFile(p.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: ScopeAlways}}, "tray")
+		c.Decide(ctx, decideReq("Bash", "rm -rf build"))
+		c.Decide(ctx, decideReq("Bash", "curl https://x.org"))
+		g, err := loadGrants(p.Grants)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(g.For("claude-code")); got != "[bash:deletes+network]" {
+			t.Fatalf("saved grants %s", got)
+		}
+		if after, _ := os.ReadFile(p.Config); string(after) != string(before) {
+			t.Fatal("config.toml was rewritten")
+		}
+		d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Deny}}, "tray")
+		other := decideReq("Bash", "rm y && curl z")
+		other.Session = "another"
+		if resp, _ := c.Decide(ctx, other); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
+			t.Fatalf("saved grant not applied in another session: %+v", resp)
+		}
+		if err := c.RevokeGrants(ctx, "claude-code", "bash"); err != nil {
+			t.Fatal(err)
+		}
+		if resp, _ := c.Decide(ctx, other); resp.Decision != policy.Deny {
+			t.Fatalf("revoked grant still applies: %+v", resp)
+		}
+	})
+	t.Run("this_run only while tainted, and it ends with the run", func(t *testing.T) {
+		p := testPaths(t, "")
+		d, c := startDaemon(t, p)
+		taint := &TaintRequest{Agent: "claude-code", Session: "s1", Source: "WebFetch"}
+		if err := c.Taint(ctx, taint); err != nil {
+			t.Fatal(err)
+		}
+		fp := &fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: ScopeRun}}
+		d.SetPrompter(fp, "tray")
+		resp, _ := c.Decide(ctx, decideReq("Bash", "ls"))
+		if resp.By != ByPerson || resp.Scope != ScopeRun {
+			t.Fatalf("tainted ls: %+v", resp)
+		}
+		if !contains(fp.asked[0].Scopes, ScopeRun) || !fp.asked[0].Tainted {
+			t.Fatalf("this_run not offered: %+v", fp.asked[0])
+		}
+		fp.answer = Answer{Verdict: policy.Deny}
+		if resp, _ := c.Decide(ctx, decideReq("Bash", "cat README.md")); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
+			t.Fatalf("run grant not applied: %+v", resp)
+		}
+		if err := c.StartRun(ctx, &TaintRequest{Agent: "claude-code", Session: "s1"}); err != nil {
+			t.Fatal(err)
+		}
+		if resp, _ := c.Decide(ctx, decideReq("Bash", "cat README.md")); resp.Layer != policy.LayerRisk || resp.By != ByPolicy {
+			t.Fatalf("new run should be untainted with no run grant: %+v", resp)
+		}
+		// Untainted, this_run is not offered, and answering it is once.
+		fp.answer = Answer{Verdict: policy.Allow, Scope: ScopeRun}
+		resp, _ = c.Decide(ctx, decideReq("Bash", "rm x"))
+		if resp.Scope != ScopeOnce || contains(fp.asked[len(fp.asked)-1].Scopes, ScopeRun) {
+			t.Fatalf("untainted this_run: %+v scopes %v", resp, fp.asked[len(fp.asked)-1].Scopes)
+		}
+	})
+}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,4 @@
+package app
+
+// noDisplay says why the tray app cannot start here, or "" when it can.
+func noDisplay() string { return "" }

@@ -1,0 +1,347 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agatehq/agate/policy"
+)
+
+// ErrAlreadyRunning means another daemon answers on the socket.
+var ErrAlreadyRunning = errors.New("another agate daemon is already running on this socket")
+
+// maxBody bounds a request body.
+const maxBody = 8 << 20
+
+// route is one entry of the API's table.
+type route struct {
+	pattern string // "METHOD /v1/path"
+	handler func(d *Daemon, w http.ResponseWriter, r *http.Request)
+}
+
+// routes is the local API, versioned under /v1, in one table.
+var routes = []route{
+	{"POST " + apiPrefix + "/decide", (*Daemon).handleDecide},
+	{"GET " + apiPrefix + "/approvals", (*Daemon).handlePending},
+	{"POST " + apiPrefix + "/approvals/answer", (*Daemon).handleAnswer},
+	{"GET " + apiPrefix + "/events", (*Daemon).handleEvents},
+	{"GET " + apiPrefix + "/status", (*Daemon).handleStatus},
+	{"POST " + apiPrefix + "/taint", (*Daemon).handleTaint},
+	{"POST " + apiPrefix + "/runs", (*Daemon).handleRun},
+	{"GET " + apiPrefix + "/grants", (*Daemon).handleGrants},
+	{"POST " + apiPrefix + "/grants/revoke", (*Daemon).handleRevoke},
+	{"GET " + apiPrefix + "/sessions", (*Daemon).handleSessions},
+	{"POST " + apiPrefix + "/reload", (*Daemon).handleReload},
+}
+
+// Handler returns the API's HTTP handler.
+func (d *Daemon) Handler() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range routes {
+		h := rt.handler
+		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { h(d, w, r) })
+	}
+	return guard(mux)
+}
+
+// guard refuses what a browser sends: a page the person has open must not
+// be able to drive the gate, even through a socket bridge.
+func guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") != "" || r.Header.Get("Sec-Fetch-Mode") != "" {
+			writeError(w, http.StatusForbidden, "requests from a browser are refused")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+func readJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("bad request body: %w", err)
+	}
+	return nil
+}
+
+func (d *Daemon) handleDecide(w http.ResponseWriter, r *http.Request) {
+	var req DecideRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	resp, err := d.Decide(r.Context(), &req)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (d *Daemon) handlePending(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, d.Pending())
+}
+
+func (d *Daemon) handleAnswer(w http.ResponseWriter, r *http.Request) {
+	var req AnswerRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if len(req.IDs) == 0 {
+		writeError(w, http.StatusBadRequest, "no approval ids")
+		return
+	}
+	if req.Decision == policy.Ask {
+		writeError(w, http.StatusBadRequest, "decision must be allow or deny")
+		return
+	}
+	if req.Scope != "" {
+		if _, err := ParseScope(string(req.Scope)); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
+	via := req.Via
+	if via == "" {
+		via = "api"
+	}
+	res := AnswerResult{Answered: []string{}}
+	for _, id := range req.IDs {
+		if d.Answer(id, Answer{Verdict: req.Decision, Scope: req.Scope, Reason: req.Reason, Via: via}) {
+			res.Answered = append(res.Answered, id)
+		} else {
+			if res.Missing == nil {
+				res.Missing = map[string]string{}
+			}
+			res.Missing[id] = "not waiting (unknown, already answered or expired)"
+		}
+	}
+	status := http.StatusOK
+	if len(res.Answered) == 0 {
+		status = http.StatusNotFound
+	}
+	writeJSON(w, status, res)
+}
+
+// heartbeat keeps an idle event stream alive and notices dead readers.
+const heartbeat = 15 * time.Second
+
+func (d *Daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "streaming unsupported")
+		return
+	}
+	approver := r.URL.Query().Get("approver")
+	if approver != "" && approver != "terminal" {
+		writeError(w, http.StatusBadRequest, "approver must be \"terminal\"")
+		return
+	}
+	ch, stop := d.Subscribe(approver)
+	defer stop()
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	// What is already waiting comes first, so a new approver sees it.
+	pending := d.Pending()
+	enc.Encode(Event{Type: "status", Time: time.Now(), Pending: len(pending)})
+	for i := range pending {
+		enc.Encode(Event{Type: "approval.requested", Time: pending[i].Created, Approval: &pending[i], Pending: len(pending)})
+	}
+	fl.Flush()
+	t := time.NewTicker(heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case ev, ok := <-ch:
+			if !ok {
+				return // dropped for falling behind
+			}
+			if err := enc.Encode(ev); err != nil {
+				return
+			}
+			fl.Flush()
+		case <-t.C:
+			if err := enc.Encode(Event{Type: "heartbeat", Time: time.Now(), Pending: d.broker.count()}); err != nil {
+				return
+			}
+			fl.Flush()
+		}
+	}
+}
+
+func (d *Daemon) handleStatus(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, d.Status())
+}
+
+func (d *Daemon) handleTaint(w http.ResponseWriter, r *http.Request) {
+	var req TaintRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	d.Taint(&req)
+	writeJSON(w, http.StatusOK, map[string]bool{"tainted": true})
+}
+
+func (d *Daemon) handleRun(w http.ResponseWriter, r *http.Request) {
+	var req TaintRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"run": d.StartRun(&req)})
+}
+
+func (d *Daemon) handleGrants(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, d.SavedGrants())
+}
+
+func (d *Daemon) handleRevoke(w http.ResponseWriter, r *http.Request) {
+	var req struct{ Agent, Tool string }
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err := d.RevokeGrants(req.Agent, req.Tool); err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, ErrNotFound) {
+			status = http.StatusNotFound
+		}
+		writeError(w, status, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"revoked": true})
+}
+
+func (d *Daemon) handleSessions(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, d.Sessions())
+}
+
+func (d *Daemon) handleReload(w http.ResponseWriter, r *http.Request) {
+	if err := d.Reload(); err != nil {
+		writeError(w, http.StatusUnprocessableEntity, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, d.Status())
+}
+
+// Listen opens the daemon's socket: its folder private to this user
+// (0700), the socket 0600, a stale socket removed only after a dial to it
+// failed, and ErrAlreadyRunning when another daemon answers.
+func Listen(path string) (net.Listener, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("socket folder: %w", err)
+	}
+	if err := checkPrivateDir(dir); err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(path); err == nil {
+		c, err := net.DialTimeout("unix", path, time.Second)
+		if err == nil {
+			c.Close()
+			return nil, fmt.Errorf("%w (%s)", ErrAlreadyRunning, path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("remove the stale socket %s: %w", path, err)
+		}
+	}
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("socket mode: %w", err)
+	}
+	return &peerListener{Listener: l, uid: os.Getuid()}, nil
+}
+
+// Serve answers the local API on l until ctx ends.
+func (d *Daemon) Serve(ctx context.Context, l net.Listener) error {
+	d.mu.Lock()
+	d.listener = l
+	d.mu.Unlock()
+	srv := &http.Server{
+		Handler:           d.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          d.logger,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	go d.sweep(ctx)
+	select {
+	case <-ctx.Done():
+		d.broker.closeAll()
+		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+		return nil
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) || errors.Is(err, net.ErrClosed) {
+			return nil
+		}
+		return err
+	}
+}
+
+// sweep drops idle sessions now and then.
+func (d *Daemon) sweep(ctx context.Context) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			d.sessions.sweep(now)
+		}
+	}
+}
+
+// peerListener accepts only connections from its own user: the peer's uid
+// is read from the socket (SO_PEERCRED, getpeereid) and any other user's
+// connection is closed before a byte is read.
+type peerListener struct {
+	net.Listener
+	uid int
+}
+
+func (l *peerListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		uid, err := peerUID(c)
+		if err == nil && uid == l.uid {
+			return c, nil
+		}
+		c.Close()
+	}
+}
+
+var _ io.Closer = (*peerListener)(nil)
