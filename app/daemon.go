@@ -147,18 +147,11 @@ func (d *Daemon) fallback(cause error) (*policyState, error) {
 // event stream, log). It returns the config error, if any.
 func (d *Daemon) Reload() error {
 	st := d.load()
-	old := d.state.Load()
 	if st.err != nil {
-		keep := *old
-		keep.err = st.err
-		d.state.Store(&keep)
-		d.logger.Printf("config error, keeping the last good policy: %v", st.err)
-		d.hub.publish(Event{Type: "config", Time: time.Now(), Error: st.err.Error(), Pending: d.broker.count()})
+		d.configFailed(st.err)
 		return st.err
 	}
-	d.state.Store(st)
-	d.broker.setMax(st.cfg.Approvals.MaxPending)
-	d.hub.publish(Event{Type: "config", Time: time.Now(), Pending: d.broker.count()})
+	d.apply(st)
 	return nil
 }
 

@@ -1,0 +1,127 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeRecords(t *testing.T, l *AuditLog, n int, from int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		if err := l.Append(context.Background(), &AuditRecord{Event: "decision", Tool: "Bash", Subject: fmt.Sprintf("echo %d %s", from+i, strings.Repeat("x", 200))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestAuditRotationKeepsTheChain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := OpenAuditLog(path, 4096, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRecords(t, l, 60, 0)
+	l.Close()
+	files := auditFiles(path)
+	if len(files) != 4 {
+		t.Fatalf("files %v, want the current and 3 rotated", files)
+	}
+	vr, err := VerifyAuditLog(path)
+	if err != nil || vr.Problem != "" {
+		t.Fatalf("verify: %+v %v", vr, err)
+	}
+	if vr.LastSeq != 60 {
+		t.Fatalf("last seq %d", vr.LastSeq)
+	}
+	// Reopening continues the sequence and the chain.
+	l, err = OpenAuditLog(path, 4096, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRecords(t, l, 5, 60)
+	l.Close()
+	vr, err = VerifyAuditLog(path)
+	if err != nil || vr.Problem != "" || vr.LastSeq != 65 {
+		t.Fatalf("verify after reopen: %+v %v", vr, err)
+	}
+}
+
+func TestAuditVerifyCatchesTampering(t *testing.T) {
+	tests := []struct {
+		name   string
+		tamper func(lines []string) []string
+		want   string
+	}{
+		{"line removed", func(l []string) []string { return append(l[:3], l[4:]...) }, "removed or edited"},
+		{"line edited", func(l []string) []string {
+			l[5] = strings.Replace(l[5], `"decision"`, `"decisioN"`, 1)
+			return l
+		}, "removed or edited"},
+		{"lines swapped", func(l []string) []string { l[2], l[3] = l[3], l[2]; return l }, "removed or edited"},
+		{"garbage line", func(l []string) []string { l[4] = "{not json"; return l }, "not a log record"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "audit.jsonl")
+			l, err := OpenAuditLog(path, 10<<20, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeRecords(t, l, 10, 0)
+			l.Close()
+			b, _ := os.ReadFile(path)
+			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+			lines = tt.tamper(lines)
+			os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+			vr, err := VerifyAuditLog(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(vr.Problem, tt.want) {
+				t.Fatalf("problem %q, want %q", vr.Problem, tt.want)
+			}
+		})
+	}
+}
+
+func TestAuditTornLineIsCut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, _ := OpenAuditLog(path, 10<<20, 3)
+	writeRecords(t, l, 3, 0)
+	l.Close()
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"seq":4,"time":"2026`)
+	f.Close()
+	l, err := OpenAuditLog(path, 10<<20, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRecords(t, l, 1, 3)
+	l.Close()
+	vr, err := VerifyAuditLog(path)
+	if err != nil || vr.Problem != "" || vr.Lines != 4 {
+		t.Fatalf("verify: %+v %v", vr, err)
+	}
+}
+
+func TestAuditRedactsSecrets(t *testing.T) {
+	p := testPaths(t, "")
+	_, c := startDaemon(t, p)
+	key := "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	r := decideReq("Bash", "curl -H 'Authorization: token "+key+"' https://api.github.com/user")
+	resp, err := c.Decide(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !contains(resp.Risks, "secret") {
+		t.Fatalf("risks %v", resp.Risks)
+	}
+	b, _ := os.ReadFile(p.AuditLog())
+	if strings.Contains(string(b), key) || !strings.Contains(string(b), "[REDACTED]") {
+		t.Fatalf("audit log holds the key or no redaction:\n%s", b)
+	}
+}

@@ -1,0 +1,100 @@
+package app
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agatehq/agate/policy"
+)
+
+// waitFor polls cond for up to 10 s (reloads are asynchronous; the test
+// checks they happen, not how fast).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestLiveConfigReload(t *testing.T) {
+	p := testPaths(t, "[auto]\nmode = \"ask\"\n")
+	d, c := startDaemon(t, p)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go d.watchConfig(ctx)
+	ls := decideReq("Bash", "ls")
+
+	// A good edit, saved the way editors save (temp file + rename).
+	if err := WriteFileAtomic(p.Config, []byte("[auto]\nmode = \"plan\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "plan mode", func() bool {
+		r, _ := c.Decide(ctx, ls)
+		return r != nil && r.Decision == policy.Deny && r.Layer == policy.LayerMode
+	})
+
+	// A broken edit: the last good policy stays, the error names the line.
+	events, stop := d.Subscribe("")
+	defer stop()
+	os.WriteFile(p.Config, []byte("[auto]\nmode = \"plan\"\nhard_deyn = []\n"), 0o600)
+	waitFor(t, "the config error", func() bool {
+		st, _ := c.Status(ctx)
+		return st != nil && strings.Contains(st.ConfigError, "config.toml:3: auto.hard_deyn: unknown key")
+	})
+	if r, _ := c.Decide(ctx, ls); r.Layer != policy.LayerMode {
+		t.Fatalf("broken edit changed the policy: %+v", r)
+	}
+	got := false
+	for !got {
+		select {
+		case ev := <-events:
+			got = ev.Type == "config" && strings.Contains(ev.Error, "hard_deyn")
+		case <-time.After(10 * time.Second):
+			t.Fatal("no config event on the stream")
+		}
+	}
+
+	// Fixed: the new policy applies and the error clears.
+	WriteFileAtomic(p.Config, []byte("[auto]\nmode = \"ask\"\n"), 0o600)
+	waitFor(t, "the fix", func() bool {
+		st, _ := c.Status(ctx)
+		r, _ := c.Decide(ctx, ls)
+		return st != nil && st.ConfigError == "" && r != nil && r.Decision == policy.Allow
+	})
+}
+
+func TestBrokenConfigAtStartIsStrict(t *testing.T) {
+	p := testPaths(t, "[auto]\nmode = \"yolo\"\nrules = [\"allow *\"\n")
+	_, c := startDaemon(t, p)
+	st, err := c.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ConfigError == "" || st.Mode != "manual" {
+		t.Fatalf("status %+v, want manual mode and the error", st)
+	}
+	r, _ := c.Decide(context.Background(), decideReq("Bash", "ls"))
+	if r.Decision != policy.Ask || r.Layer != policy.LayerMode {
+		t.Fatalf("broken config at start: %+v", r)
+	}
+}
+
+func TestGrantsFileReload(t *testing.T) {
+	p := testPaths(t, "")
+	d, c := startDaemon(t, p)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go d.watchConfig(ctx)
+	WriteFileAtomic(p.Grants, []byte("[agents.claude-code]\ngrants = [\"bash:deletes\"]\n"), 0o600)
+	waitFor(t, "the grant", func() bool {
+		r, _ := c.Decide(ctx, decideReq("Bash", "rm x"))
+		return r != nil && r.Decision == policy.Allow && r.Layer == policy.LayerGrant
+	})
+}
