@@ -36,6 +36,8 @@ type Daemon struct {
 	overlays *overlayCache
 	counts   counters
 
+	secretsState secretState
+
 	mu       sync.Mutex // guards listener
 	listener io.Closer
 }
@@ -192,7 +194,13 @@ func (d *Daemon) SetPrompter(p Prompter, via string) {
 
 // SetSecrets gives the daemon the values of the secrets agate keeps, so a
 // call that carries one is flagged and its log line redacted.
-func (d *Daemon) SetSecrets(s policy.KnownSecrets) { d.secrets.Store(&secretsBox{s: s}) }
+func (d *Daemon) SetSecrets(s policy.KnownSecrets) {
+	if s == nil {
+		d.secrets.Store(nil)
+		return
+	}
+	d.secrets.Store(&secretsBox{s: s})
+}
 
 func (d *Daemon) knownSecrets() policy.KnownSecrets {
 	if b := d.secrets.Load(); b != nil {
@@ -239,6 +247,9 @@ func (d *Daemon) Decide(ctx context.Context, r *DecideRequest) (*DecideResponse,
 		Secrets:     d.knownSecrets(),
 	}
 	dec := pol.Decide(preq)
+	if dec.Risks.Has(policy.Secret) {
+		d.noteLeaks(r.Args)
+	}
 	resp := responseFor(dec)
 	subject := callSubject(r.Tool, r.Args, d.knownSecrets())
 	rec := d.record("decision", r, snap.run, dec, subject)

@@ -8,11 +8,17 @@ import "strings"
 func FindCredential(s string) (kind string, ok bool) { return findCredential(s) }
 
 // Redact returns s with every credential-shaped token, and every value
-// known replaces by known.Contains, replaced by "[REDACTED]". It is what
-// the audit log and the event stream show of a call's arguments.
+// known holds, replaced by "[REDACTED]". It is what the audit log and the
+// event stream show of a call's arguments. When known can cut its values
+// out of a string itself (a Redact method), only those are cut; otherwise a
+// string that contains one is replaced whole.
 func Redact(s string, known KnownSecrets) string {
 	if known != nil && known.Contains(s) {
-		return "[REDACTED]"
+		r, ok := known.(interface{ Redact(string) string })
+		if !ok {
+			return "[REDACTED]"
+		}
+		s = r.Redact(s)
 	}
 	if _, ok := findCredential(s); !ok {
 		return s
