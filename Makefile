@@ -8,7 +8,7 @@ LDFLAGS  := -s -w -X github.com/agatehq/agate/app.Version=$(VERSION)
 GOFLAGS  += -buildvcs=false
 export GOFLAGS
 
-.PHONY: all build cli desktop run test test-go test-keychain test-ui vet bench fuzz deps clean
+.PHONY: all build cli desktop run test test-go test-keychain vet bench fuzz deps clean
 
 all: build
 
@@ -36,14 +36,24 @@ vet:
 
 ## test: vet, every test with -race, the keychain tests under a real
 ## Secret Service, the UI tests under Xvfb.
-test: deps vet test-go
+test: deps vet test-go test-keychain
 
 test-go:
 	$(GO) test -race -timeout 20m ./...
 
-## bench: the decision benchmarks.
+## test-keychain: the keystore against a real Secret Service (gnome-keyring
+## in a private D-Bus session), then the passphrase fallback with none.
+test-keychain:
+	./.ci/keyring-test.sh
+
+## bench: the decision, daemon and keystore benchmarks, then whole-process
+## timings of a hook call and of a sandboxed command.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./policy/
+	$(GO) test -run '^$$' -bench . -count 3 ./app/
+	./.ci/keyring-test.sh -bench
+	./bench/hook.sh
+	./bench/sandbox.sh
 
 ## fuzz: each fuzz target for FUZZTIME (default one minute).
 FUZZTIME ?= 1m
