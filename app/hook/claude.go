@@ -1,0 +1,99 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// claudeInput is the part of a Claude Code hook input agate reads. Claude
+// Code keeps adding fields; the others are ignored.
+type claudeInput struct {
+	SessionID      string          `json:"session_id"`
+	PromptID       string          `json:"prompt_id"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode"`
+	HookEventName  string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+}
+
+// claudeOutsideTools are the Claude Code tools whose results come from
+// outside the machine; every mcp__ tool does too.
+var claudeOutsideTools = map[string]bool{
+	"WebFetch":            true,
+	"WebSearch":           true,
+	"ReadMcpResourceTool": true,
+}
+
+// claudeOutside reports whether a Claude Code tool brings outside content
+// into the run.
+func claudeOutside(tool string) bool {
+	return claudeOutsideTools[tool] || strings.HasPrefix(tool, "mcp__")
+}
+
+func parseClaude(data []byte, getenv func(string) string) (*Event, error) {
+	var in claudeInput
+	if err := decodeInput(data, &in); err != nil {
+		return nil, err
+	}
+	ev := &Event{
+		Name:      in.HookEventName,
+		Session:   in.SessionID,
+		Run:       in.PromptID,
+		Cwd:       in.Cwd,
+		Workspace: getenv("CLAUDE_PROJECT_DIR"),
+		// Nobody is asked in these modes: an ask there must be a deny.
+		Interactive: in.PermissionMode != "bypassPermissions" && in.PermissionMode != "dontAsk",
+		AgentPrompt: true,
+	}
+	switch in.HookEventName {
+	case "":
+		return nil, errors.New("no hook_event_name")
+	case "PreToolUse":
+		if in.ToolName == "" {
+			return nil, errors.New("PreToolUse without a tool_name")
+		}
+		args, err := decodeArgs(in.ToolInput)
+		if err != nil {
+			return nil, err
+		}
+		ev.Kind, ev.Tool, ev.Args, ev.Input = KindCall, in.ToolName, args, objectOrEmpty(in.ToolInput)
+	case "PostToolUse":
+		if claudeOutside(in.ToolName) {
+			ev.Kind, ev.Tool = KindTaint, in.ToolName
+		}
+	case "UserPromptSubmit":
+		ev.Kind = KindNewRun
+	}
+	return ev, nil
+}
+
+// claudeOutput is Claude Code's PreToolUse answer.
+type claudeOutput struct {
+	HookSpecificOutput claudeDecision `json:"hookSpecificOutput"`
+}
+
+type claudeDecision struct {
+	HookEventName            string          `json:"hookEventName"`
+	PermissionDecision       Decision        `json:"permissionDecision"`
+	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
+	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"`
+}
+
+// renderClaude answers a PreToolUse. The reason of a deny goes to the
+// model, that of an ask to the person in Claude Code's prompt, that of an
+// allow to the debug log.
+func renderClaude(ev *Event, a Answer) Output {
+	d := claudeDecision{HookEventName: "PreToolUse", PermissionDecision: a.Decision}
+	switch a.Decision {
+	case Allow:
+		d.PermissionDecisionReason = a.userText()
+		d.UpdatedInput = a.UpdatedInput
+	case Ask:
+		d.PermissionDecisionReason = a.userText()
+	default:
+		d.PermissionDecisionReason = a.modelText()
+	}
+	return jsonOutput(claudeOutput{HookSpecificOutput: d})
+}

@@ -1,0 +1,109 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// geminiInput is the part of a Gemini CLI hook input agate reads.
+type geminiInput struct {
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	MCPContext    json.RawMessage `json:"mcp_context"`
+}
+
+// geminiMCP is the part of mcp_context agate reads.
+type geminiMCP struct {
+	ServerName string `json:"server_name"`
+	ToolName   string `json:"tool_name"`
+}
+
+// geminiOutsideTools are Gemini CLI's built-in tools whose results come
+// from outside the machine; every MCP tool does too.
+var geminiOutsideTools = map[string]bool{
+	"web_fetch":         true,
+	"google_web_search": true,
+}
+
+// geminiTool names a Gemini CLI tool for the policy. MCP tools, which
+// Gemini has named "tool", "server__tool" and "mcp_server_tool" over its
+// versions, are named from mcp_context as mcp__SERVER__TOOL, the way
+// Claude Code and agate's catalog name them. isMCP says mcp_context was
+// there.
+func geminiTool(in *geminiInput) (name string, isMCP bool) {
+	if len(in.MCPContext) == 0 || isNull(in.MCPContext) {
+		return in.ToolName, false
+	}
+	var mc geminiMCP
+	if json.Unmarshal(in.MCPContext, &mc) == nil && mc.ServerName != "" && mc.ToolName != "" {
+		return "mcp__" + serverName(mc.ServerName) + "__" + mc.ToolName, true
+	}
+	return in.ToolName, true
+}
+
+func parseGemini(data []byte, getenv func(string) string) (*Event, error) {
+	var in geminiInput
+	if err := decodeInput(data, &in); err != nil {
+		return nil, err
+	}
+	ev := &Event{
+		Name:        in.HookEventName,
+		Session:     in.SessionID,
+		Cwd:         in.Cwd,
+		Workspace:   first(getenv("GEMINI_PROJECT_DIR"), getenv("CLAUDE_PROJECT_DIR")),
+		Interactive: true,
+		// Gemini CLI takes "ask" from BeforeTool since PR #21146 (March
+		// 2026); older versions ignore it and run their own confirmation.
+		AgentPrompt: true,
+	}
+	switch in.HookEventName {
+	case "":
+		return nil, errors.New("no hook_event_name")
+	case "BeforeTool":
+		if in.ToolName == "" {
+			return nil, errors.New("BeforeTool without a tool_name")
+		}
+		args, err := decodeArgs(in.ToolInput)
+		if err != nil {
+			return nil, err
+		}
+		ev.Kind, ev.Args = KindCall, args
+		ev.Tool, _ = geminiTool(&in)
+	case "AfterTool":
+		tool, isMCP := geminiTool(&in)
+		if isMCP || geminiOutsideTools[in.ToolName] || strings.HasPrefix(in.ToolName, "mcp_") {
+			ev.Kind, ev.Tool = KindTaint, tool
+		}
+	case "BeforeAgent":
+		ev.Kind = KindNewRun
+	}
+	return ev, nil
+}
+
+// geminiOutput is Gemini CLI's BeforeTool answer. reason goes to the model
+// when the call is blocked; systemMessage to the person (in the
+// confirmation dialog for an ask).
+type geminiOutput struct {
+	Decision      Decision `json:"decision"`
+	Reason        string   `json:"reason,omitempty"`
+	SystemMessage string   `json:"systemMessage,omitempty"`
+}
+
+func renderGemini(ev *Event, a Answer) Output {
+	out := geminiOutput{Decision: a.Decision}
+	switch a.Decision {
+	case Allow:
+		out.Reason = a.userText()
+	case Ask:
+		out.Reason = a.userText()
+		out.SystemMessage = a.userText()
+	default:
+		out.Reason = a.modelText()
+		out.SystemMessage = a.userText()
+	}
+	return jsonOutput(out)
+}

@@ -1,0 +1,364 @@
+package hook
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	binA = "/usr/local/bin/agate-cli"
+	binB = "/opt/agate/bin/agate"
+)
+
+func mustCommand(t *testing.T, bin, agent string) string {
+	t.Helper()
+	c, err := Command(bin, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// keysOf returns an object's keys in order.
+func keysOf(t *testing.T, data []byte) []string {
+	t.Helper()
+	o, err := parseObject(data)
+	if err != nil {
+		t.Fatalf("%s: %v", data, err)
+	}
+	var keys []string
+	for _, m := range o.members {
+		keys = append(keys, m.key)
+	}
+	return keys
+}
+
+// compact returns data without insignificant whitespace.
+func compact(t *testing.T, data []byte) string {
+	t.Helper()
+	o, err := parseObject(data)
+	if err != nil {
+		t.Fatalf("%s: %v", data, err)
+	}
+	return string(o.marshal())
+}
+
+// claudeSettings is a user's settings file with keys before and after
+// hooks, another tool's hooks on PreToolUse and an event agate does not
+// use, in an order that is not sorted, indented with four spaces.
+const claudeSettings = `{
+    "model": "opus",
+    "permissions": {"allow": ["Bash(npm test)"], "deny": []},
+    "hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "/home/me/bin/audit.sh", "timeout": 5}]}
+        ]
+    },
+    "env": {"FOO": "bar"},
+    "alwaysThinkingEnabled": true
+}
+`
+
+// TestInstallClaude: agate's three hooks are added; everything else stays
+// as it was, in its order.
+func TestHookInstallClaude(t *testing.T) {
+	cmd := mustCommand(t, binA, ClaudeCode)
+	out, changed, err := Install(ClaudeCode, []byte(claudeSettings), cmd, 135*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !changed {
+		t.Fatal("not changed")
+	}
+	if got := strings.Join(keysOf(t, out), ","); got != "model,permissions,hooks,env,alwaysThinkingEnabled" {
+		t.Errorf("keys %s", got)
+	}
+	if !strings.Contains(string(out), "\n    \"model\"") {
+		t.Errorf("indentation not kept:\n%s", out)
+	}
+	want := `{"model":"opus","permissions":{"allow":["Bash(npm test)"],"deny":[]},"hooks":{` +
+		`"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}],` +
+		`"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/home/me/bin/audit.sh","timeout":5}]},` +
+		`{"matcher":"*","hooks":[{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135}]}],` +
+		`"PostToolUse":[{"matcher":"WebFetch|WebSearch|ReadMcpResourceTool|mcp__.*","hooks":[{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135}]}],` +
+		`"UserPromptSubmit":[{"hooks":[{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135}]}]},` +
+		`"env":{"FOO":"bar"},"alwaysThinkingEnabled":true}`
+	if got := compact(t, out); got != want {
+		t.Errorf("installed:\n got %s\nwant %s", got, want)
+	}
+
+	// Again: nothing to do, and the data comes back as it was.
+	again, changed, err := Install(ClaudeCode, out, cmd, 135*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed || string(again) != string(out) {
+		t.Errorf("second install changed the file:\n%s", again)
+	}
+
+	// Uninstall gives back the original content.
+	back, changed, err := Uninstall(ClaudeCode, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !changed || compact(t, back) != compact(t, []byte(claudeSettings)) {
+		t.Errorf("uninstall:\n got %s\nwant %s", compact(t, back), compact(t, []byte(claudeSettings)))
+	}
+	if _, changed, _ := Uninstall(ClaudeCode, back); changed {
+		t.Error("second uninstall changed the file")
+	}
+}
+
+// TestInstallReplaces: a new binary path or timeout updates agate's own
+// entry in place (keeping any other field on it), and duplicates and
+// agate entries under another matcher go.
+func TestHookInstallReplaces(t *testing.T) {
+	old := mustCommand(t, binB, ClaudeCode)
+	in := `{"hooks":{"PreToolUse":[` +
+		`{"matcher":"","hooks":[{"type":"command","command":"` + old + `","timeout":60,"statusMessage":"agate"},{"type":"command","command":"lint.sh"}]},` +
+		`{"matcher":"*","hooks":[{"type":"command","command":"` + old + `"}]},` +
+		`{"matcher":"Bash","hooks":[{"type":"command","command":"agate hook claude-code"}]}` +
+		`]}}`
+	out, changed, err := Install(ClaudeCode, []byte(in), mustCommand(t, binA, ClaudeCode), 135*time.Second)
+	if err != nil || !changed {
+		t.Fatalf("changed %v, err %v", changed, err)
+	}
+	entries, err := Inspect(ClaudeCode, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pre []Entry
+	for _, e := range entries {
+		if e.Event == "PreToolUse" {
+			pre = append(pre, e)
+		}
+	}
+	if len(pre) != 1 || pre[0].Bin != binA || pre[0].Timeout != "135" || pre[0].Matcher != "" {
+		t.Fatalf("PreToolUse entries %+v, want one, updated in place", pre)
+	}
+	wantPre := `[{"matcher":"","hooks":[{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135,"statusMessage":"agate"},{"type":"command","command":"lint.sh"}]}]`
+	s, _ := parseSettings(out)
+	got, _ := s.hooks.get("PreToolUse")
+	if c, _ := json.Marshal(json.RawMessage(got)); string(c) != wantPre {
+		t.Errorf("PreToolUse:\n got %s\nwant %s", c, wantPre)
+	}
+}
+
+// TestInstallGeminiCursor: the other two layouts and units.
+func TestHookInstallGeminiCursor(t *testing.T) {
+	for _, c := range []struct {
+		agent, in, want string
+	}{
+		{Gemini, `{"general":{"vimMode":true},"hooks":{"enabled":true,"disabled":["x"],"BeforeTool":[{"matcher":"write_file","hooks":[{"name":"fmt","type":"command","command":"fmt.sh"}]}]}}`,
+			`{"general":{"vimMode":true},"hooks":{"enabled":true,"disabled":["x"],` +
+				`"BeforeTool":[{"matcher":"write_file","hooks":[{"name":"fmt","type":"command","command":"fmt.sh"}]},{"matcher":".*","hooks":[{"name":"agate","type":"command","command":"/usr/local/bin/agate-cli hook gemini","timeout":134500}]}],` +
+				`"AfterTool":[{"matcher":".*","hooks":[{"name":"agate","type":"command","command":"/usr/local/bin/agate-cli hook gemini","timeout":134500}]}],` +
+				`"BeforeAgent":[{"hooks":[{"name":"agate","type":"command","command":"/usr/local/bin/agate-cli hook gemini","timeout":134500}]}]}}`},
+		{Cursor, `{"hooks":{"afterFileEdit":[{"command":"./format.sh"}],"beforeShellExecution":[{"command":"./audit.sh"}]}}`,
+			`{"version":1,"hooks":{"afterFileEdit":[{"command":"./format.sh"}],` +
+				`"beforeShellExecution":[{"command":"./audit.sh"},{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
+				`"beforeMCPExecution":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
+				`"beforeReadFile":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
+				`"afterMCPExecution":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
+				`"beforeSubmitPrompt":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}]}}`},
+		{Cursor, ``, `{"version":1,"hooks":{` +
+			`"beforeShellExecution":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
+			`"beforeMCPExecution":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
+			`"beforeReadFile":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
+			`"afterMCPExecution":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
+			`"beforeSubmitPrompt":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}]}}`},
+		{Cursor, `{"version":1}`, ``}, // checked only for the round trip below
+	} {
+		out, changed, err := Install(c.agent, []byte(c.in), mustCommand(t, binA, c.agent), 134500*time.Millisecond)
+		if err != nil || !changed {
+			t.Fatalf("%s %s: changed %v, err %v", c.agent, c.in, changed, err)
+		}
+		if c.want != "" && compact(t, out) != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.agent, compact(t, out), c.want)
+		}
+		if !strings.HasSuffix(string(out), "}\n") {
+			t.Errorf("no final newline: %q", out)
+		}
+		entries, err := Inspect(c.agent, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) != len(Hooks(c.agent)) {
+			t.Errorf("%s: Inspect found %+v, want %d", c.agent, entries, len(Hooks(c.agent)))
+		}
+		back, _, err := Uninstall(c.agent, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := Inspect(c.agent, back); len(left) != 0 {
+			t.Errorf("%s: left after uninstall: %+v", c.agent, left)
+		}
+		if c.in != "" && c.agent == Gemini && compact(t, back) != compact(t, []byte(c.in)) {
+			t.Errorf("%s: uninstall gave %s, want %s", c.agent, compact(t, back), c.in)
+		}
+	}
+}
+
+// TestUninstallKeepsOthers: only agate's entries for this agent go; a
+// group keeps its other handlers; an emptied group, event and hooks
+// object go.
+func TestHookUninstallKeepsOthers(t *testing.T) {
+	in := `{"hooks":{` +
+		`"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"/usr/bin/agate hook claude-code"},{"type":"command","command":"audit.sh"}]},` +
+		`{"matcher":"Bash","hooks":[{"type":"command","command":"'/opt/my tools/agate-cli' hook claude-code"}]}],` +
+		`"PostToolUse":[{"matcher":"WebFetch","hooks":[{"type":"command","command":"/usr/bin/agate hook claude-code"}]}],` +
+		`"Notification":[{"hooks":[{"type":"command","command":"/usr/bin/agate hook cursor"},{"type":"command","command":"/usr/bin/notagate hook claude-code"},{"type":"command","command":"env X=1 /usr/bin/agate hook claude-code"}]}]` +
+		`},"other":1}`
+	out, changed, err := Uninstall(ClaudeCode, []byte(in))
+	if err != nil || !changed {
+		t.Fatalf("changed %v, err %v", changed, err)
+	}
+	want := `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"audit.sh"}]}],` +
+		`"Notification":[{"hooks":[{"type":"command","command":"/usr/bin/agate hook cursor"},{"type":"command","command":"/usr/bin/notagate hook claude-code"},{"type":"command","command":"env X=1 /usr/bin/agate hook claude-code"}]}]},"other":1}`
+	if got := compact(t, out); got != want {
+		t.Errorf("uninstall:\n got %s\nwant %s", got, want)
+	}
+
+	only := `{"a":1,"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"agate hook claude-code"}]}]},"b":2}`
+	out, _, err = Uninstall(ClaudeCode, []byte(only))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := compact(t, out); got != `{"a":1,"b":2}` {
+		t.Errorf("uninstall of the last hook: %s", got)
+	}
+}
+
+// TestSettingsErrors: a file agate cannot read is an error that says
+// where, and nothing is produced.
+func TestHookSettingsErrors(t *testing.T) {
+	cmd := mustCommand(t, binA, ClaudeCode)
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"syntax", "{\n  \"model\": \"opus\",\n  \"hooks\": {,}\n}", "line 3, column 13"},
+		{"trailing comma", "{\"a\": 1,}", "line 1, column"},
+		{"truncated", "{\"a\": [1, 2", "line 1, column"},
+		{"comment", "{\n// mine\n\"a\": 1}", "line 2, column"},
+		{"not an object", `["hooks"]`, "not a JSON object"},
+		{"two objects", `{} {}`, "line 1, column 4"},
+		{"hooks not an object", `{"hooks":[]}`, `"hooks" is not a JSON object`},
+		{"event not a list", `{"hooks":{"PreToolUse":{}}}`, "hooks.PreToolUse is not a list"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, _, err := Install(ClaudeCode, []byte(c.in), cmd, time.Minute)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("install: out %s, err %v; want an error with %q", out, err, c.want)
+			}
+			if out != nil {
+				t.Errorf("install returned %s with its error", out)
+			}
+			if c.name == "event not a list" {
+				return // uninstall leaves what it does not own
+			}
+			if _, _, err := Uninstall(ClaudeCode, []byte(c.in)); err == nil {
+				t.Error("uninstall: no error")
+			}
+			if _, err := Inspect(ClaudeCode, []byte(c.in)); err == nil {
+				t.Error("inspect: no error")
+			}
+		})
+	}
+}
+
+// TestInstallRefuses: what would make an entry agate could not find again.
+func TestHookInstallRefuses(t *testing.T) {
+	for _, c := range []struct {
+		agent, cmd string
+		timeout    time.Duration
+	}{
+		{ClaudeCode, "/usr/bin/agate hook gemini", time.Minute},
+		{ClaudeCode, "/usr/bin/other hook claude-code", time.Minute},
+		{ClaudeCode, "/usr/bin/agate hook claude-code", 0},
+		{"codex", "/usr/bin/agate hook codex", time.Minute},
+	} {
+		if _, _, err := Install(c.agent, nil, c.cmd, c.timeout); err == nil {
+			t.Errorf("Install(%s, %q, %v): no error", c.agent, c.cmd, c.timeout)
+		}
+	}
+}
+
+// TestCommand: the command agate writes is recognised as its own, with
+// the binary path back unquoted; other commands are not.
+func TestHookCommand(t *testing.T) {
+	for _, bin := range []string{
+		"/usr/local/bin/agate", "/usr/local/bin/agate-cli", "/opt/my tools/agate", "/home/o'brien/bin/agate-cli",
+		`/weird/$HOME/"x"/agate`, "agate", `C:\Program Files\agate\agate.exe`,
+	} {
+		for _, agent := range Agents() {
+			cmd, err := Command(bin, agent)
+			if err != nil {
+				t.Fatalf("%q: %v", bin, err)
+			}
+			got, ok := ParseCommand(cmd, agent)
+			if !ok || got != bin {
+				t.Errorf("ParseCommand(%q) = %q, %v; want %q", cmd, got, ok, bin)
+			}
+			for _, other := range Agents() {
+				if _, ok := ParseCommand(cmd, other); ok != (other == agent) {
+					t.Errorf("ParseCommand(%q, %s) = %v", cmd, other, ok)
+				}
+			}
+		}
+	}
+	for _, cmd := range []string{
+		"/usr/bin/agate-helper hook claude-code",
+		"/usr/bin/agate hook claude-code --socket /x",
+		"env A=1 /usr/bin/agate hook claude-code",
+		"$HOME/bin/agate hook claude-code",
+		"/usr/bin/agate; rm -rf ~ hook claude-code",
+		"'/usr/bin/agate hook claude-code",
+		"hook claude-code",
+		"agatehook claude-code",
+		"",
+	} {
+		if bin, ok := ParseCommand(cmd, ClaudeCode); ok {
+			t.Errorf("ParseCommand(%q) = %q, want not agate's", cmd, bin)
+		}
+	}
+	if _, err := Command("/usr/bin/agate\x00", ClaudeCode); err == nil {
+		t.Error("a NUL in the path: no error")
+	}
+	if _, err := Command("/usr/bin/agate", "codex"); err == nil {
+		t.Error("unknown agent: no error")
+	}
+}
+
+// TestIndentUnit: the indentation a file uses is kept.
+func TestHookIndentUnit(t *testing.T) {
+	for in, want := range map[string]string{
+		"{\n    \"a\": 1\n}": "    ",
+		"{\n\t\"a\": 1\n}":   "\t",
+		`{"a": 1}`:           "  ",
+		"":                   "  ",
+	} {
+		if got := indentUnit([]byte(in)); got != want {
+			t.Errorf("indentUnit(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRepeatedKeys: a key written twice is read as the agents read it,
+// the last value in the first place, and written once.
+func TestHookRepeatedKeys(t *testing.T) {
+	in := `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"agate hook claude-code"}]}],"Stop":[],"PreToolUse":[]},"a":1,"hooks":{"Stop":[]}}`
+	entries, err := Inspect(ClaudeCode, []byte(in))
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("entries %+v, err %v; want none: the last hooks wins", entries, err)
+	}
+	out, _, err := Install(ClaudeCode, []byte(in), "agate hook claude-code", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(keysOf(t, out), ","); got != "hooks,a" {
+		t.Errorf("keys %s", got)
+	}
+}
