@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -86,7 +87,7 @@ type ToolSpec struct {
 	URLs             []string `toml:"urls"`              // arguments holding URLs (or text with URLs)
 	Patch            string   `toml:"patch"`             // argument holding an apply_patch patch
 	Language         string   `toml:"language"`          // argument naming a script's language
-	Workdir          string   `toml:"workdir"`           // argument naming a shell command's working folder
+	Workdir          []string `toml:"workdir"`           // arguments naming a shell command's working folder
 	Agent            string   `toml:"agent"`             // which agent ships the tool (documentation)
 }
 
@@ -105,7 +106,7 @@ type toolSpec struct {
 	urls      []string
 	patch     string
 	language  string
-	workdir   string
+	workdir   []string
 }
 
 func (s ToolSpec) compile(name string) (*toolSpec, error) {
@@ -173,34 +174,42 @@ type Catalog struct {
 //go:embed catalog.toml
 var catalogText []byte
 
-// builtinCatalog is the catalog embedded in the binary, checked at start.
-var builtinCatalog = mustCatalog()
-
-func mustCatalog() *Catalog {
-	c, err := parseCatalog(catalogText, nil)
-	if err != nil {
-		panic("policy: built-in catalog: " + err.Error())
-	}
-	return c
-}
-
-// parseCatalog reads catalog.toml and applies the config's additions.
-func parseCatalog(text []byte, extra map[string]ToolSpec) (*Catalog, error) {
+// builtinSpecs reads the embedded catalog once, when a policy is first
+// compiled: a hook that never compiles one never pays for it.
+var builtinSpecs = sync.OnceValues(func() (map[string]ToolSpec, error) {
 	var file struct {
 		Tool map[string]ToolSpec `toml:"tool"`
 	}
-	md, err := toml.NewDecoder(bytes.NewReader(text)).Decode(&file)
+	md, err := toml.NewDecoder(bytes.NewReader(catalogText)).Decode(&file)
 	if err != nil {
 		return nil, err
 	}
 	if u := md.Undecoded(); len(u) > 0 {
 		return nil, fmt.Errorf("unknown key %s", u[0])
 	}
-	specs := file.Tool
+	return file.Tool, nil
+})
+
+// builtinCatalog is the embedded catalog alone, compiled once.
+var builtinCatalog = sync.OnceValue(func() *Catalog {
+	c, err := newCatalog(nil)
+	if err != nil {
+		panic("policy: built-in catalog: " + err.Error())
+	}
+	return c
+})
+
+// newCatalog compiles the built-in specs with the config's additions.
+func newCatalog(extra map[string]ToolSpec) (*Catalog, error) {
+	builtin, err := builtinSpecs()
+	if err != nil {
+		return nil, fmt.Errorf("built-in catalog: %w", err)
+	}
+	specs := make(map[string]ToolSpec, len(builtin)+len(extra))
+	for k, v := range builtin {
+		specs[k] = v
+	}
 	for k, v := range extra {
-		if specs == nil {
-			specs = map[string]ToolSpec{}
-		}
 		specs[k] = v
 	}
 	c := &Catalog{exact: map[string]*toolSpec{}}

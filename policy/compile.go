@@ -210,7 +210,9 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 		}
 		p.agents[name] = ap
 	}
-	if p.catalog, err = parseCatalog(catalogText, cfg.Catalog); err != nil {
+	if len(cfg.Catalog) == 0 {
+		p.catalog = builtinCatalog()
+	} else if p.catalog, err = newCatalog(cfg.Catalog); err != nil {
 		fail("catalog", -1, err)
 	}
 	if len(errs) > 0 {

@@ -182,3 +182,15 @@ func TestRuleSourcesNameTheLine(t *testing.T) {
 		t.Fatalf("rule = %+v, want source config.toml:4", d.Rule)
 	}
 }
+
+func TestBuiltinCatalog(t *testing.T) {
+	c := builtinCatalog()
+	for _, tool := range []string{"Bash", "Write", "Read", "WebFetch", "TodoWrite", "run_shell_command", "write_file", "shell", "apply_patch", "mcp__github__create_issue"} {
+		if !c.Lookup(tool).known {
+			t.Errorf("%s is not in the catalog", tool)
+		}
+	}
+	if c.Lookup("frobnicate").known {
+		t.Error("an unknown tool is known")
+	}
+}

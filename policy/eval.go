@@ -520,9 +520,10 @@ func (p *Policy) analyseCommand(c *call) {
 			return
 		}
 	}
-	if c.t.workdir != "" {
-		if d, ok := r.Args[c.t.workdir].(string); ok && d != "" {
+	for _, name := range c.t.workdir {
+		if d, ok := r.Args[name].(string); ok && d != "" {
 			c.cwd = absPath(d, r.Cwd, p.opts.Home)
+			break
 		}
 	}
 	sa := analyseShell(cmd, c.cwd, p.opts.Home, p.opts.Self)
