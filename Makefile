@@ -15,12 +15,14 @@ all: build
 deps:
 	@./.ci/deps.sh build test
 
-## build: the desktop app (bin/agate, links Fyne) and the command-line build
-## hooks run (bin/agate-cli, no GUI, no cgo).
+## build: the desktop app (bin/agate, links Fyne), the command-line build
+## (bin/agate-cli, no GUI, no cgo) and the lean hook agents run per tool
+## call (bin/agate-hook).
 build: cli desktop
 
 cli:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags nogui -ldflags '$(LDFLAGS)' -o $(BIN)/agate-cli .
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/agate-hook ./app/hookcmd/agate-hook
 
 desktop: deps
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/agate .

@@ -298,7 +298,7 @@ func (w *auditWriter) flush() error {
 	if err != nil {
 		return fmt.Errorf("audit log: write: %w", err)
 	}
-	if err := w.f.Sync(); err != nil {
+	if err := syncData(w.f); err != nil {
 		return fmt.Errorf("audit log: sync: %w", err)
 	}
 	return nil

@@ -410,7 +410,7 @@ func TestHookCmdBadInput(t *testing.T) {
 	newHookWorld(t, "")
 	d := newFakeDaemon(t)
 	d.set(func(d *fakeDaemon) { d.answer = DecideResponse{Decision: policy.Allow} })
-	big := `{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"` + strings.Repeat("x", maxHookInput) + `"}}`
+	big := `{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"` + strings.Repeat("x", 16<<20) + `"}}`
 	for _, c := range []struct{ name, agent, in string }{
 		{"empty", "claude-code", ""},
 		{"not JSON", "gemini", "BeforeTool run_shell_command"},
@@ -542,5 +542,40 @@ func BenchmarkHookCmd(b *testing.B) {
 		if code := Run(ctx, &Env{Stdin: bytes.NewReader(in), Stdout: &out, Stderr: &out}, []string{"hook", "claude-code", "--socket", sock}); code != 0 {
 			b.Fatalf("exit %d: %s", code, out.String())
 		}
+	}
+}
+
+// TestHookCmdAgentTimeoutSkipsConfig: with the agent's timeout given, a
+// call the daemon answers never reads the config (the fast path); the
+// config matters only when the daemon cannot be reached.
+func TestHookCmdAgentTimeoutSkipsConfig(t *testing.T) {
+	newHookWorld(t, "[hooks]\non_daemon_down = \"ask\"\nbroken = true\n")
+	d := newFakeDaemon(t)
+	d.set(func(d *fakeDaemon) {
+		d.answer = DecideResponse{Decision: policy.Allow, Layer: policy.LayerRisk, Reason: "risk-free", By: ByPolicy}
+	})
+	in := payload(t, "claude-code/pretooluse-bash.json")
+	code, out, errOut := runHook(t, in, "claude-code", "--agent-timeout", "135s", "--socket", d.socket)
+	if code != 0 || !strings.Contains(out, `"permissionDecision":"allow"`) || strings.Contains(errOut, "broken") {
+		t.Fatalf("exit %d, out %q, err %q", code, out, errOut)
+	}
+	// Daemon down: now the config is read, found broken, and the call blocked.
+	code, out, errOut = runHook(t, in, "claude-code", "--agent-timeout", "135s")
+	if code != 2 || strings.Contains(out, "allow") || !strings.Contains(errOut, "config is broken") {
+		t.Fatalf("daemon down with a broken config: exit %d, out %q, err %q", code, out, errOut)
+	}
+}
+
+// TestHookCmdSandboxFromDaemon: the daemon's live config says to confine
+// the command; the hook rewrites it without reading the config.
+func TestHookCmdSandboxFromDaemon(t *testing.T) {
+	newHookWorld(t, "")
+	d := newFakeDaemon(t)
+	d.set(func(d *fakeDaemon) {
+		d.answer = DecideResponse{Decision: policy.Allow, Layer: policy.LayerRisk, By: ByPolicy, Sandbox: true}
+	})
+	code, out, _ := runHook(t, payload(t, "claude-code/pretooluse-bash.json"), "claude-code", "--agent-timeout", "60s", "--socket", d.socket)
+	if code != 0 || !strings.Contains(out, "updatedInput") || !strings.Contains(out, " sandbox ") {
+		t.Fatalf("exit %d, out %s", code, out)
 	}
 }

@@ -186,21 +186,24 @@ func HookSettingsPath(agent, project string) (string, error) {
 	return filepath.Join(home, dir, name), nil
 }
 
-// HookBinary is the program the hooks run: agate-cli beside the running
-// binary when there is one (the build without the GUI, which starts
-// fastest), else the running binary itself.
+// HookBinary is the program the hooks run: agate-hook beside the running
+// binary when there is one (it links only what a hook needs and starts
+// fastest), else agate-cli (the build without the GUI), else the running
+// binary itself.
 func HookBinary() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("find agate's binary: %w", err)
 	}
-	name := "agate-cli"
+	ext := ""
 	if runtime.GOOS == "windows" {
-		name += ".exe"
+		ext = ".exe"
 	}
-	cli := filepath.Join(filepath.Dir(exe), name)
-	if hookBinProblem(cli) == "" {
-		return cli, nil
+	for _, name := range []string{"agate-hook", "agate-cli"} {
+		p := filepath.Join(filepath.Dir(exe), name+ext)
+		if hookBinProblem(p) == "" {
+			return p, nil
+		}
 	}
 	return exe, nil
 }
@@ -223,7 +226,7 @@ type HookEdit struct {
 // atomically with its mode kept. A file that is not valid JSON is an
 // error naming it and the position, and is left untouched.
 func InstallHooks(agent, settingsPath, bin string, timeout time.Duration) (HookEdit, error) {
-	cmd, err := hook.Command(bin, agent)
+	cmd, err := hook.CommandWithTimeout(bin, agent, timeout)
 	if err != nil {
 		return HookEdit{File: settingsPath}, err
 	}

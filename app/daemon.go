@@ -251,6 +251,7 @@ func (d *Daemon) Decide(ctx context.Context, r *DecideRequest) (*DecideResponse,
 		d.noteLeaks(r.Args)
 	}
 	resp := responseFor(dec)
+	resp.Sandbox = st.cfg.Hooks.SandboxBash && st.cfg.SandboxEnabled()
 	subject := callSubject(r.Tool, r.Args, d.knownSecrets())
 	rec := d.record("decision", r, snap.run, dec, subject)
 

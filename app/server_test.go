@@ -39,12 +39,14 @@ func TestSocketModes(t *testing.T) {
 
 func TestBrowserOriginRefused(t *testing.T) {
 	p := testPaths(t, "")
-	_, c := startDaemon(t, p)
-	c.init()
+	startDaemon(t, p)
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", p.Socket)
+	}}}
 	for _, h := range []string{"Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode"} {
 		req, _ := http.NewRequest("POST", "http://agate/v1/decide", strings.NewReader(`{"tool":"Bash","args":{"command":"ls"},"cwd":"/tmp","interactive":true}`))
 		req.Header.Set(h, "http://evil.example")
-		resp, err := c.hc.Do(req)
+		resp, err := hc.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Times one hook call, whole process, as an agent runs it: agate's
-# `agate-cli hook claude-code` answered by a running daemon, beside the
+# Times one hook call, whole process, as an agent runs it: agate's lean
+# `agate-hook hook claude-code` (what `agate hooks install` points the
+# agents at) answered by a running daemon, and `agate-cli hook`, beside the
 # floor for a process per call (a Go program that only reads the JSON and
 # prints an answer), a Python script doing the same, and the desktop
 # build's `agate hook` (which links Fyne) when it is built.
@@ -12,7 +13,8 @@ rounds=${1:-200}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/agate-bench.XXXXXX")
 trap 'kill $daemon 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
-CGO_ENABLED=0 go build -trimpath -tags nogui -o "$tmp/agate-cli" .
+CGO_ENABLED=0 go build -trimpath -tags nogui -ldflags '-s -w' -o "$tmp/agate-cli" .
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/agate-hook" ./app/hookcmd/agate-hook
 go build -o "$tmp/minhook" ./bench/minhook
 go build -o "$tmp/timeit" ./bench/timeit
 
@@ -28,16 +30,18 @@ cat >"$tmp/payload.json" <<JSON
 {"session_id":"bench","transcript_path":"/tmp/t.jsonl","cwd":"$tmp","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status --short"},"tool_use_id":"toolu_bench"}
 JSON
 # Check the answer is an allow before timing anything.
-"$tmp/agate-cli" hook claude-code <"$tmp/payload.json" | grep -q '"permissionDecision":"allow"' ||
-  { echo "bench/hook.sh: the hook did not allow the call" >&2; "$tmp/agate-cli" hook claude-code <"$tmp/payload.json"; exit 1; }
+hookcmd="$tmp/agate-hook hook claude-code --agent-timeout 135s"
+$hookcmd <"$tmp/payload.json" | grep -q '"permissionDecision":"allow"' ||
+  { echo "bench/hook.sh: the hook did not allow the call" >&2; $hookcmd <"$tmp/payload.json"; exit 1; }
 
 cmds="go-floor=$tmp/minhook"
 py=""
 for p in /usr/bin/python3 "$(command -v python3 || true)"; do [ -x "$p" ] && py=$p && break; done
 [ -n "$py" ] && cmds="$cmds ;; python=$py bench/minhook.py"
-cmds="$cmds ;; agate-cli-hook=$tmp/agate-cli hook claude-code"
+cmds="$cmds ;; agate-hook=$hookcmd"
+cmds="$cmds ;; agate-cli-hook=$tmp/agate-cli hook claude-code --agent-timeout 135s"
 if [ -x bin/agate ]; then
-  cmds="$cmds ;; agate-desktop-hook=bin/agate hook claude-code"
+  cmds="$cmds ;; agate-desktop-hook=bin/agate hook claude-code --agent-timeout 135s"
 fi
 echo "hook whole-process time, $rounds rounds, interleaved (ratios against the Go floor):"
 "$tmp/timeit" -n "$rounds" -in "$tmp/payload.json" -- $cmds

@@ -118,11 +118,30 @@ func Command(bin, agent string) (string, error) {
 	return q + " hook " + agent, nil
 }
 
+// CommandWithTimeout is Command with the agent's own timeout for the hook
+// passed on ("--agent-timeout 135s"), so the hook answers, and blocks if it
+// must, before the agent kills it: an agent that kills a hook may let the
+// call through.
+func CommandWithTimeout(bin, agent string, agentTimeout time.Duration) (string, error) {
+	c, err := Command(bin, agent)
+	if err != nil || agentTimeout <= 0 {
+		return c, err
+	}
+	return fmt.Sprintf("%s --agent-timeout %ds", c, int(agentTimeout/time.Second)), nil
+}
+
 // ParseCommand reports whether cmd is agate's hook for agent: one program
-// whose base name is agate or agate-cli, then "hook AGENT". It returns the
-// program's path, unquoted.
+// whose base name is agate, agate-cli or agate-hook, then "hook AGENT",
+// then optionally "--agent-timeout N". It returns the program's path,
+// unquoted.
 func ParseCommand(cmd, agent string) (bin string, ok bool) {
-	prog, ok := strings.CutSuffix(strings.TrimSpace(cmd), " hook "+agent)
+	cmd = strings.TrimSpace(cmd)
+	if i := strings.LastIndex(cmd, " --agent-timeout "); i > 0 {
+		if _, err := time.ParseDuration(strings.TrimSpace(cmd[i+len(" --agent-timeout "):])); err == nil {
+			cmd = cmd[:i]
+		}
+	}
+	prog, ok := strings.CutSuffix(cmd, " hook "+agent)
 	if !ok {
 		return "", false
 	}
@@ -132,7 +151,7 @@ func ParseCommand(cmd, agent string) (bin string, ok bool) {
 	}
 	base := prog[strings.LastIndexAny(prog, `/\`)+1:]
 	base = strings.TrimSuffix(base, ".exe")
-	if base != "agate" && base != "agate-cli" {
+	if base != "agate" && base != "agate-cli" && base != "agate-hook" {
 		return "", false
 	}
 	return prog, true

@@ -362,3 +362,16 @@ func TestHookRepeatedKeys(t *testing.T) {
 		t.Errorf("keys %s", got)
 	}
 }
+
+func TestCommandWithTimeout(t *testing.T) {
+	c, err := CommandWithTimeout("/usr/bin/agate-hook", ClaudeCode, 135*time.Second)
+	if err != nil || c != "/usr/bin/agate-hook hook claude-code --agent-timeout 135s" {
+		t.Fatalf("%q %v", c, err)
+	}
+	if bin, ok := ParseCommand(c, ClaudeCode); !ok || bin != "/usr/bin/agate-hook" {
+		t.Fatalf("ParseCommand(%q) = %q %v", c, bin, ok)
+	}
+	if _, ok := ParseCommand("/usr/bin/agate-hook hook claude-code --agent-timeout x; rm -rf /", ClaudeCode); ok {
+		t.Fatal("a command with more after it is agate's")
+	}
+}

@@ -1,4 +1,4 @@
-package app
+package api
 
 import (
 	"errors"
@@ -25,9 +25,9 @@ func (p Paths) AuditLog() string { return filepath.Join(p.State, "audit.jsonl") 
 // KeyStore is the path of the sealed key store.
 func (p Paths) KeyStore() string { return filepath.Join(p.State, "keys.json") }
 
-// resolvePaths works out the paths from the flags (empty when not given)
+// ResolvePaths works out the paths from the flags (empty when not given)
 // and the environment.
-func resolvePaths(configFlag, socketFlag string) (Paths, error) {
+func ResolvePaths(configFlag, socketFlag string) (Paths, error) {
 	var p Paths
 	switch {
 	case configFlag != "":
@@ -77,8 +77,8 @@ func resolvePaths(configFlag, socketFlag string) (Paths, error) {
 	return p, nil
 }
 
-// homeDir returns the person's home folder.
-func homeDir() (string, error) {
+// HomeDir returns the person's home folder.
+func HomeDir() (string, error) {
 	h, err := os.UserHomeDir()
 	if err != nil {
 		return "", err

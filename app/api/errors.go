@@ -1,12 +1,9 @@
-package app
+package api
 
 import (
 	"errors"
 	"fmt"
 )
-
-// errorf is fmt.Errorf, named for the package's own messages.
-func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
 // Sentinel errors callers branch on.
 var (

@@ -1,13 +1,14 @@
-package app
+package api
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/agatehq/agate/policy"
 )
 
-// apiPrefix is the version prefix of every route of the local API.
-const apiPrefix = "/v1"
+// Prefix is the version prefix of every route of the local API.
+const Prefix = "/v1"
 
 // DecideRequest asks the daemon about one tool call (POST /v1/decide).
 type DecideRequest struct {
@@ -60,6 +61,9 @@ type DecideResponse struct {
 	ApprovalID string         `json:"approval_id,omitempty"` // set when a person was asked
 	Scope      Scope          `json:"scope,omitempty"`       // the scope of the person's answer
 	Note       string         `json:"note,omitempty"`        // the person's reason, if they gave one
+	// Sandbox says an allowed shell call is to run confined: [tools]
+	// sandbox and [hooks] sandbox_bash are on in the config in force.
+	Sandbox bool `json:"sandbox,omitempty"`
 }
 
 // Scope is how far a person's answer reaches (Pepe's six answers).
@@ -81,7 +85,7 @@ func ParseScope(s string) (Scope, error) {
 	case ScopeOnce, ScopeRun, ScopeSession, ScopeSessionAny, ScopeAlways, ScopeDeny:
 		return sc, nil
 	}
-	return "", errorf("unknown scope %q (want once, this_run, session, session_any, always or deny)", s)
+	return "", fmt.Errorf("unknown scope %q (want once, this_run, session, session_any, always or deny)", s)
 }
 
 // Approval is a call waiting for a person.

@@ -1,10 +1,10 @@
-package app
+package api
 
 import "path/filepath"
 
 // stateDir is ~/Library/Application Support/agate/state.
 func stateDir() (string, error) {
-	h, err := homeDir()
+	h, err := HomeDir()
 	if err != nil {
 		return "", err
 	}

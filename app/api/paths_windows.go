@@ -1,4 +1,4 @@
-package app
+package api
 
 import (
 	"os"
@@ -10,7 +10,7 @@ func stateDir() (string, error) {
 	if s := os.Getenv("LocalAppData"); s != "" {
 		return filepath.Join(s, "agate"), nil
 	}
-	h, err := homeDir()
+	h, err := HomeDir()
 	if err != nil {
 		return "", err
 	}

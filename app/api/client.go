@@ -1,4 +1,4 @@
-package app
+package api
 
 import (
 	"bufio"
@@ -35,7 +35,7 @@ type Client struct {
 func (c *Client) init() {
 	c.once.Do(func() {
 		if c.Socket == "" {
-			p, err := resolvePaths("", "")
+			p, err := ResolvePaths("", "")
 			if err != nil {
 				c.err = err
 				return
@@ -69,7 +69,7 @@ func (c *Client) do(ctx context.Context, method, route string, in, out any) erro
 		}
 		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://agate"+apiPrefix+route, body)
+	req, err := http.NewRequestWithContext(ctx, method, "http://agate"+Prefix+route, body)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (c *Client) Events(ctx context.Context, approver bool, fn func(Event) error
 	if approver {
 		q.Set("approver", "terminal")
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://agate"+apiPrefix+"/events?"+q.Encode(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://agate"+Prefix+"/events?"+q.Encode(), nil)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,319 @@
+// Package hookcmd runs one agent hook call: it reads the agent's hook
+// JSON, asks the daemon, and prints what the agent expects. The agate
+// command line runs it as `agate hook AGENT`, and the lean hook binary
+// (agate-hook) runs nothing else, so that a call per tool pays only for
+// this package, package api and the adapters in package hook.
+//
+// Whatever goes wrong (bad input, no daemon, a broken config, no answer
+// in time) blocks the call, with the reason on stderr; the only way a
+// call is allowed is the daemon saying so.
+package hookcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/hook"
+	"github.com/agatehq/agate/policy"
+)
+
+// Options are one hook call's surroundings.
+type Options struct {
+	Agent  string // "claude-code", "gemini" or "cursor"
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads the agent's variables (CLAUDE_PROJECT_DIR, ...); nil
+	// reads the process's.
+	Getenv func(string) string
+	Config string // --config, "" for the default
+	Socket string // --socket, "" for the default
+	// AgentTimeout is how long the agent lets the hook run before it kills
+	// it (what `agate hooks install` wrote in the agent's settings). The
+	// hook answers before then: an agent that kills a hook may let the
+	// call through. Zero means: read [approvals] timeout from the config.
+	AgentTimeout time.Duration
+	// CLIBin is the agate binary a sandboxed Bash call is rewritten to
+	// run (`agate sandbox`); "" finds agate-cli or agate beside this one.
+	CLIBin string
+}
+
+// maxInput bounds what a hook reads on stdin; past it the call is
+// blocked. Payloads can be big: Cursor's beforeReadFile carries the whole
+// file, Claude Code's Write the whole new content.
+const maxInput = 16 << 20
+
+// hookGrace is how much longer than [approvals] timeout a hook waits for
+// the daemon, which denies on its own timeout first.
+const hookGrace = 5 * time.Second
+
+// killMargin is how long before the agent's own timeout the hook gives up
+// and blocks the call itself.
+const killMargin = 3 * time.Second
+
+// Run answers one hook call and returns the process's exit code.
+func Run(ctx context.Context, o Options) int {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if !hook.Known(o.Agent) {
+		fmt.Fprintf(o.Stderr, "agate hook: want one agent: %s\n", strings.Join(hook.Agents(), ", "))
+		return hook.ExitBlock
+	}
+	data, err := readInput(o.Stdin)
+	if err != nil {
+		return write(&o, hook.Blocked(fmt.Sprintf("agate: %v; the call was blocked", err)))
+	}
+	ev, err := hook.Parse(o.Agent, data, o.Getenv)
+	if err != nil {
+		return write(&o, hook.Blocked(fmt.Sprintf("agate: %v; the call was blocked", err)))
+	}
+	if ev.Kind == hook.KindOther {
+		return write(&o, hook.Neutral(ev)) // the fast path: no config, no daemon
+	}
+	paths, err := api.ResolvePaths(o.Config, o.Socket)
+	if err != nil {
+		return write(&o, hook.Unreachable(ev, fmt.Sprintf("cannot find the daemon: %v", err), false))
+	}
+	r := &hookRun{ev: ev, paths: paths, client: &api.Client{Socket: paths.Socket}, cliBin: o.CLIBin, stderr: o.Stderr}
+	if o.Config != "" {
+		r.configFlag = paths.Config // absolute: the sandboxed command runs elsewhere
+	}
+	if o.AgentTimeout > 0 {
+		// The config is read only if the daemon cannot be reached.
+		r.budget = max(o.AgentTimeout-killMargin, time.Second)
+	} else {
+		r.loadConfig()
+		r.budget = r.cfg.timeout + hookGrace
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.budget)
+	defer cancel()
+	return write(&o, r.answer(ctx))
+}
+
+// loadConfig reads the config once, saying on stderr when it is broken.
+func (r *hookRun) loadConfig() {
+	if r.cfg.read {
+		return
+	}
+	r.cfg = readHookConfig(r.paths)
+	if r.cfg.err != nil {
+		fmt.Fprintf(r.stderr, "agate: the config is broken, so a daemon that cannot be reached blocks every call (on_daemon_down = \"deny\"): %v\n", r.cfg.err)
+	}
+}
+
+// readHookInput reads the hook's stdin, up to maxInput.
+func readInput(r io.Reader) ([]byte, error) {
+	if r == nil {
+		return nil, errors.New("no hook input")
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the hook input: %w", err)
+	}
+	if len(data) > maxInput {
+		return nil, fmt.Errorf("the hook input is larger than %d MiB", maxInput>>20)
+	}
+	return data, nil
+}
+
+// write prints out and returns the exit code it asks for.
+func write(o *Options, out hook.Output) int {
+	if len(out.Stdout) > 0 {
+		if _, err := o.Stdout.Write(out.Stdout); err != nil {
+			fmt.Fprintf(o.Stderr, "agate: write the answer: %v; the call was blocked\n", err)
+			return hook.ExitBlock
+		}
+	}
+	if out.Stderr != "" {
+		fmt.Fprint(o.Stderr, out.Stderr)
+	}
+	return out.Code
+}
+
+// hookConfig is what a hook needs from the config.
+type hookConfig struct {
+	timeout     time.Duration // [approvals] timeout
+	onDownAsk   bool          // [hooks] on_daemon_down = "ask"
+	sandboxBash bool          // [hooks] sandbox_bash and [tools] sandbox
+	err         error         // the config could not be read: the defaults, failing closed
+	read        bool          // the config was read (not only the defaults assumed)
+}
+
+// readHookConfig reads the config without writing it (a hook runs for
+// every call, and must not create files), and without compiling the
+// policy: the daemon decides. A broken config gives the defaults with
+// on_daemon_down = "deny" and no sandbox rewrite.
+func readHookConfig(p api.Paths) hookConfig {
+	def := policy.DefaultConfig()
+	hc := hookConfig{timeout: def.ApprovalTimeout(), read: true}
+	data, err := os.ReadFile(p.Config)
+	if errors.Is(err, fs.ErrNotExist) {
+		return hc // no file yet: the defaults
+	}
+	if err != nil {
+		hc.err = fmt.Errorf("read config: %w", err)
+		return hc
+	}
+	cfg, err := policy.Parse(p.Config, data)
+	if err != nil {
+		hc.err = err
+		return hc
+	}
+	hc.timeout = cfg.ApprovalTimeout()
+	hc.onDownAsk = cfg.Hooks.OnDaemonDown == "ask"
+	hc.sandboxBash = cfg.Hooks.SandboxBash && cfg.SandboxEnabled()
+	return hc
+}
+
+// hookRun answers one event that needs the daemon.
+type hookRun struct {
+	ev         *hook.Event
+	paths      api.Paths
+	cfg        hookConfig
+	configFlag string // --config, made absolute, passed on to `agate sandbox`
+	client     *api.Client
+	cliBin     string
+	budget     time.Duration // how long the daemon may take
+	stderr     io.Writer
+}
+
+func (r *hookRun) answer(ctx context.Context) hook.Output {
+	ev := r.ev
+	switch ev.Kind {
+	case hook.KindCall:
+		resp, err := r.client.Decide(ctx, decideRequest(ev))
+		if err != nil {
+			r.loadConfig()
+			ask := r.cfg.onDownAsk && errors.Is(err, api.ErrDaemonDown) && ev.CanAsk()
+			tail := "the call was blocked"
+			if ask {
+				tail = "agate could not check this call, so it is yours to approve or not (on_daemon_down = \"ask\")"
+			}
+			return hook.Unreachable(ev, r.failure(ctx, err, tail), ask)
+		}
+		a := hook.Answer{
+			Decision: hook.Decision(resp.Decision.String()),
+			Layer:    string(resp.Layer),
+			Rule:     resp.Rule,
+			Reason:   resp.Reason,
+			By:       string(resp.By),
+		}
+		if a.Decision == hook.Allow && (resp.Sandbox || r.cfg.sandboxBash) && ev.Agent == hook.ClaudeCode && ev.Tool == "Bash" {
+			a = r.sandboxed(a)
+		}
+		return hook.Render(ev, a)
+	case hook.KindTaint:
+		err := r.client.Taint(ctx, &api.TaintRequest{Agent: ev.Agent, Session: ev.Session, Run: ev.Run, Source: ev.Tool})
+		if err != nil {
+			return hook.Unreachable(ev, r.failure(ctx, err,
+				"agate could not record that "+ev.Tool+" brought outside content into this run"), false)
+		}
+		return hook.Neutral(ev)
+	case hook.KindNewRun:
+		err := r.client.StartRun(ctx, &api.TaintRequest{Agent: ev.Agent, Session: ev.Session, Run: ev.Run})
+		if err != nil {
+			return hook.Unreachable(ev, r.failure(ctx, err,
+				"no new run was started, so the last one's taint still applies"), false)
+		}
+		return hook.Neutral(ev)
+	}
+	return hook.Neutral(ev)
+}
+
+// failure says why the daemon gave no answer, and what follows (tail).
+func (r *hookRun) failure(ctx context.Context, err error, tail string) string {
+	switch {
+	case errors.Is(err, api.ErrDaemonDown):
+		return fmt.Sprintf("the daemon is not running (socket %s): start it with `agate` or `agate serve`; %s", r.paths.Socket, tail)
+	case ctx.Err() != nil:
+		return fmt.Sprintf("the daemon did not answer in %v; %s", r.budget, tail)
+	}
+	return fmt.Sprintf("the daemon could not answer (socket %s): %v; %s", r.paths.Socket, err, tail)
+}
+
+// sandboxed returns an allowed Claude Code Bash call's answer with its
+// command rewritten to run under `agate sandbox`; a command that cannot
+// be rewritten is denied, since it was allowed only confined.
+func (r *hookRun) sandboxed(a hook.Answer) hook.Answer {
+	ev := r.ev
+	bin, err := r.sandboxBin()
+	if err == nil {
+		work := ev.Workspace
+		if work == "" {
+			work = ev.Cwd
+		}
+		sb := hook.Sandbox{Bin: bin, Work: work, Config: r.configFlag}
+		if ev.Cwd != "" && ev.Cwd != work && !hookWithin(ev.Cwd, work) {
+			sb.Writable = []string{ev.Cwd} // a worktree outside the project
+		}
+		var upd []byte
+		if upd, err = hook.SandboxBash(ev.Input, sb); err == nil {
+			a.UpdatedInput = upd
+			return a
+		}
+	}
+	return hook.Answer{Decision: hook.Deny, Layer: a.Layer, Rule: a.Rule,
+		Reason: fmt.Sprintf("the command was allowed only in the sandbox, and could not be confined: %v", err), By: a.By}
+}
+
+// decideRequest is the daemon's request for a call.
+func decideRequest(ev *hook.Event) *api.DecideRequest {
+	cwd := ev.Cwd
+	if cwd == "" {
+		cwd = ev.Workspace
+	}
+	return &api.DecideRequest{
+		Tool:        ev.Tool,
+		Args:        ev.Args,
+		Agent:       ev.Agent,
+		Session:     ev.Session,
+		Run:         ev.Run,
+		Cwd:         cwd,
+		Workspace:   ev.Workspace,
+		Interactive: ev.Interactive,
+		AgentPrompt: ev.AgentPrompt,
+	}
+}
+
+// hookWithin reports whether path is inside dir.
+func hookWithin(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// sandboxBin is the agate binary that runs `agate sandbox`: the one given,
+// else agate-cli or agate beside this binary, else this binary unless it
+// is the lean hook binary (which has no sandbox command).
+func (r *hookRun) sandboxBin() (string, error) {
+	if r.cliBin != "" {
+		return r.cliBin, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find agate's binary: %w", err)
+	}
+	ext := ""
+	if runtime.GOOS == "windows" {
+		ext = ".exe"
+	}
+	for _, name := range []string{"agate-cli", "agate"} {
+		p := filepath.Join(filepath.Dir(exe), name+ext)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if strings.TrimSuffix(filepath.Base(exe), ext) == "agate-hook" {
+		return "", errors.New("no agate-cli or agate beside agate-hook to run the sandbox")
+	}
+	return exe, nil
+}
