@@ -10,8 +10,12 @@ import (
 	"os"
 
 	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/sandbox"
 )
 
 func main() {
+	// The Landlock launcher re-executes agate to confine a command: that
+	// child applies its namespaces and rules and execs the command here.
+	sandbox.MaybeReexec()
 	os.Exit(app.Main(os.Args[1:], desktop))
 }

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# bench/sandbox.sh: what confining a command costs.
+#
+# Times, in one run, bare `true`, bwrap called directly with exactly the
+# flags agate uses (from `agate sandbox --print`), and `agate sandbox --
+# true`, many times each, and prints the medians and the ratios. The target:
+# agate adds under 5 ms to bare bwrap at the median. When agate's main calls
+# sandbox.MaybeReexec, the landlock launcher is timed too.
+#
+#   bench/sandbox.sh               # 200 runs of each
+#   N=500 bench/sandbox.sh         # more runs
+#   STRICT=1 bench/sandbox.sh      # exit 1 when the target is missed
+#   NO_HYPERFINE=1 bench/sandbox.sh  # the bash loop even if hyperfine is there
+#
+# Uses hyperfine when it is installed (apt install hyperfine), else a bash
+# loop timed with $EPOCHREALTIME. Needs go and bwrap (apt install bubblewrap).
+set -euo pipefail
+
+N=${N:-200}
+WARMUP=${WARMUP:-10}
+TARGET_MS=${TARGET_MS:-5}
+BIN=${AGATE_BENCH_BIN:-/tmp/agate-bench}
+
+die() { echo "bench/sandbox.sh: $*" >&2; exit 1; }
+command -v bwrap >/dev/null || die "bwrap is not installed (apt install bubblewrap)"
+command -v go >/dev/null || die "go is not installed"
+
+cd "$(dirname "$0")/.."
+# What runs per command is the command-line build (`make cli`'s
+# bin/agate-cli): no GUI, which would cost tens of milliseconds at start-up,
+# and no cgo.
+CGO_ENABLED=0 go build -trimpath -tags nogui -ldflags '-s -w' -o "$BIN" . || die "go build failed"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+# The defaults, not the config of whoever runs this.
+export AGATE_CONFIG="$work/config.toml" AGATE_STATE_DIR="$work/state" AGATE_SOCKET="$work/state/agate.sock"
+unset AGATE_SANDBOX_CWD PEPE_SANDBOX_CWD
+
+bwrap_line=$("$BIN" sandbox --launcher bwrap --print -- true) || die "agate sandbox --print failed"
+eval "bwrap_cmd=($bwrap_line)"
+"${bwrap_cmd[@]}" || die "bwrap with agate's flags failed: $bwrap_line"
+"$BIN" sandbox --launcher bwrap -- true || die "agate sandbox -- true failed"
+
+names=("bare true" "bwrap, agate's flags" "agate sandbox -- true")
+lines=("$(type -P true)" "$bwrap_line" "$BIN sandbox --launcher bwrap -- true")
+if "$BIN" sandbox --launcher landlock -- true 2>/dev/null; then
+	names+=("agate sandbox (landlock)")
+	lines+=("$BIN sandbox --launcher landlock -- true")
+else
+	landlock_note="landlock launcher: not timed (it needs a kernel with Landlock ABI 3+, user namespaces, and main calling sandbox.MaybeReexec)"
+fi
+
+clock=epoch
+if ((BASH_VERSINFO[0] < 5)); then clock=date; fi
+use_hyperfine=
+if [[ -z ${NO_HYPERFINE:-} ]] && command -v hyperfine >/dev/null; then use_hyperfine=1; fi
+if [[ -n $use_hyperfine ]]; then
+	method="hyperfine $(hyperfine --version | cut -d' ' -f2)"
+else
+	method="bash loop, $clock clock"
+fi
+
+# samples_us prints "INDEX MICROSECONDS" for every run of every command.
+# The commands take turns (round by round with hyperfine, run by run in the
+# loop), so a change in the machine's load hits them all alike.
+samples_us() {
+	local k
+	if [[ -n $use_hyperfine ]]; then
+		local rounds=${ROUNDS:-5} r json="$work/hyperfine.json"
+		local per=$(((N + rounds - 1) / rounds))
+		for ((r = 0; r < rounds; r++)); do
+			hyperfine -N --style none --warmup "$WARMUP" --runs "$per" --export-json "$json" "${lines[@]}" \
+				>/dev/null 2>"$work/hyperfine.err" || { cat "$work/hyperfine.err" >&2; die "hyperfine failed"; }
+			# The pretty-printed JSON has one time (in seconds) per line
+			# inside each result's "times" array.
+			awk '/"times": \[/ { inside = 1; k++; next }
+				inside && /\]/ { inside = 0; next }
+				inside { gsub(/[ ,]/, ""); printf "%d %d\n", k - 1, $0 * 1e6 }' "$json"
+		done
+		return
+	fi
+	local i s e
+	for ((k = 0; k < ${#lines[@]}; k++)); do
+		eval "cmd$k=(${lines[k]})"
+	done
+	for ((i = -WARMUP; i < N; i++)); do
+		for ((k = 0; k < ${#lines[@]}; k++)); do
+			local -n cmd="cmd$k"
+			if [[ $clock == epoch ]]; then
+				s=${EPOCHREALTIME/[.,]/}
+				"${cmd[@]}" >/dev/null 2>&1 || die "failed: ${lines[k]}"
+				e=${EPOCHREALTIME/[.,]/}
+				((i < 0)) || echo "$k $((10#$e - 10#$s))"
+			else
+				s=$(date +%s%N)
+				"${cmd[@]}" >/dev/null 2>&1 || die "failed: ${lines[k]}"
+				e=$(date +%s%N)
+				((i < 0)) || echo "$k $(((e - s) / 1000))"
+			fi
+			unset -n cmd
+		done
+	done
+}
+
+samples_us >"$work/samples"
+med=()
+for ((k = 0; k < ${#lines[@]}; k++)); do
+	count=$(awk -v k="$k" '$1 == k' "$work/samples" | wc -l)
+	((count > 0)) || die "no timings for ${names[k]}"
+	med+=("$(awk -v k="$k" '$1 == k { print $2 }' "$work/samples" | sort -n | sed -n "$(((count + 1) / 2))p")")
+done
+
+ms() { awk -v us="$1" 'BEGIN { printf "%.2f ms", us / 1000 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "x%.2f", a / b }'; }
+
+echo "sandbox start-up, median of $N runs each, taking turns ($method), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), kernel $(uname -r), $(bwrap --version)"
+printf '  %-28s %10s\n' "${names[0]}" "$(ms "${med[0]}")"
+printf '  %-28s %10s   %s bare\n' "${names[1]}" "$(ms "${med[1]}")" "$(ratio "${med[1]}" "${med[0]}")"
+for ((k = 2; k < ${#med[@]}; k++)); do
+	printf '  %-28s %10s   %s bwrap, %s bare\n' "${names[k]}" "$(ms "${med[k]}")" \
+		"$(ratio "${med[k]}" "${med[1]}")" "$(ratio "${med[k]}" "${med[0]}")"
+done
+[[ -n ${landlock_note:-} ]] && echo "  $landlock_note"
+
+added=$((med[2] - med[1]))
+verdict=$(awk -v a="$added" -v t="$TARGET_MS" 'BEGIN { print (a < t * 1000) ? "met" : "MISSED" }')
+echo "agate adds $(ms "$added") to bare bwrap at the median (target: under $TARGET_MS ms): $verdict"
+if [[ $verdict != met && -n ${STRICT:-} ]]; then
+	exit 1
+fi

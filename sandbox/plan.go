@@ -1,0 +1,263 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// mountKind is one step of a sandbox's filesystem layout.
+type mountKind int
+
+const (
+	mountBindRW   mountKind = iota // bind path onto itself, writable
+	mountBindRO                    // bind path onto itself, read-only
+	mountHideDir                   // an empty tmpfs over a directory
+	mountHideFile                  // an empty file (/dev/null) over a file
+	mountPin                       // a writable self-bind that makes a directory impossible to rename
+	mountProtect                   // a read-only self-bind over a protected path
+)
+
+// mount is one step of the layout. Steps apply in order, on top of a
+// read-only root, a private /dev, /proc (with /proc/sys read-only) and an
+// empty /tmp.
+type mount struct {
+	kind mountKind
+	path string
+}
+
+// plan is Options resolved for one command: clean absolute paths with
+// symlinks resolved, the mount layout, the scrubbed environment.
+type plan struct {
+	opts     Options
+	work     string
+	writable []string // besides work
+	readOnly []string
+	mounts   []mount
+	env      []string
+	net      bool
+	argv     []string
+}
+
+// errNoCommand is returned for an empty argv.
+var errNoCommand = errors.New("no command to run")
+
+// newPlan resolves o for argv. Paths the caller asked to bind (work dir,
+// writable, read-only) must exist; protected and hidden paths that do not
+// exist are skipped.
+func newPlan(o Options, argv []string) (*plan, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, errNoCommand
+	}
+	p := &plan{opts: o, net: o.Net, argv: argv}
+
+	work := o.WorkDir
+	if work == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("work dir: %w", err)
+		}
+		work = wd
+	}
+	var err error
+	if p.work, err = realDir(work); err != nil {
+		return nil, fmt.Errorf("work dir: %w", err)
+	}
+	for _, w := range o.Writable {
+		r, err := realPath(w)
+		if err != nil {
+			return nil, fmt.Errorf("writable path: %w", err)
+		}
+		if r == "/" {
+			return nil, errors.New("writable path: / would leave the whole filesystem writable")
+		}
+		p.writable = append(p.writable, r)
+	}
+	for _, ro := range o.ReadOnly {
+		r, err := realPath(ro)
+		if err != nil {
+			return nil, fmt.Errorf("read-only path: %w", err)
+		}
+		p.readOnly = append(p.readOnly, r)
+	}
+	p.writable = uniq(p.writable)
+	p.readOnly = uniq(p.readOnly)
+	p.mounts = p.layout(existing(o.Protected), existing(o.Hidden))
+
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	p.env = setEnv(ScrubEnv(env, o.SecretEnv), "PWD", p.work)
+	return p, nil
+}
+
+// realDir resolves path to an absolute, symlink-free directory other than /.
+func realDir(path string) (string, error) {
+	r, err := realPath(path)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(r)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", path)
+	}
+	if r == "/" {
+		return "", errors.New("/ would leave the whole filesystem writable")
+	}
+	return r, nil
+}
+
+// realPath resolves path to an absolute, symlink-free path that exists.
+func realPath(path string) (string, error) {
+	if path == "" {
+		return "", errors.New("empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	r, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	return r, nil
+}
+
+// existing resolves the paths that exist and drops the others.
+func existing(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if r, err := realPath(p); err == nil {
+			out = append(out, r)
+		}
+	}
+	return uniq(out)
+}
+
+func uniq(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// roots returns the writable roots: the work dir and the writable paths.
+func (p *plan) roots() []string { return append([]string{p.work}, p.writable...) }
+
+// bound returns every path bound from the host: the writable roots and the
+// read-only paths.
+func (p *plan) bound() []string { return append(p.roots(), p.readOnly...) }
+
+// rootOf returns the writable root that path lies under, "" if none.
+func (p *plan) rootOf(path string) string {
+	best := ""
+	for _, r := range p.roots() {
+		if within(path, r) && len(r) > len(best) {
+			best = r
+		}
+	}
+	return best
+}
+
+// layout orders the mounts:
+//
+//  1. hidden paths that contain a bound path, so the bound path shows
+//     through them;
+//  2. the binds: work dir and writable paths read-write, read-only paths;
+//  3. the other hidden paths, so a hidden dir under the work dir stays
+//     hidden;
+//  4. pins: every directory between a writable root and a protected path
+//     below it is bound onto itself, so it cannot be renamed away with the
+//     protected path inside it and replaced;
+//  5. the protected paths under a writable root, read-only. Protected paths
+//     elsewhere are read-only already.
+//
+// Hidden paths under /tmp are dropped when nothing bound is around them:
+// /tmp is private already.
+func (p *plan) layout(protected, hidden []string) []mount {
+	bound := p.bound()
+	var early, late []mount
+	var lateHidden []string
+	for _, h := range hidden {
+		kind := mountHideDir
+		if fi, err := os.Stat(h); err != nil || !fi.IsDir() {
+			kind = mountHideFile
+		}
+		containsBound, insideBound := false, false
+		for _, b := range bound {
+			containsBound = containsBound || within(b, h)
+			insideBound = insideBound || within(h, b)
+		}
+		switch {
+		case containsBound:
+			early = append(early, mount{kind, h})
+		case !insideBound && (within(h, "/tmp") || coveredBy(h, hidden)):
+			// Not visible anyway: under the private /tmp, or under another
+			// hidden path with no bind between.
+		default:
+			late = append(late, mount{kind, h})
+			lateHidden = append(lateHidden, h)
+		}
+	}
+	var out []mount
+	out = append(out, early...)
+	for _, r := range p.roots() {
+		out = append(out, mount{mountBindRW, r})
+	}
+	for _, r := range p.readOnly {
+		out = append(out, mount{mountBindRO, r})
+	}
+	out = append(out, late...)
+
+	var pins, prot []string
+	for _, pp := range uniq(protected) {
+		root := p.rootOf(pp)
+		if root == "" || under(pp, lateHidden) {
+			continue
+		}
+		prot = append(prot, pp)
+		for d := filepath.Dir(pp); d != root && within(d, root); d = filepath.Dir(d) {
+			pins = append(pins, d)
+		}
+	}
+	pins = uniq(pins)
+	// Shallow first, so a deeper pin is not covered by a shallower one.
+	slices.SortStableFunc(pins, func(a, b string) int {
+		return strings.Count(a, "/") - strings.Count(b, "/")
+	})
+	for _, d := range pins {
+		if !under(d, prot) {
+			out = append(out, mount{mountPin, d})
+		}
+	}
+	for _, pp := range prot {
+		out = append(out, mount{mountProtect, pp})
+	}
+	return out
+}
+
+// coveredBy reports whether path lies strictly below another of hidden.
+func coveredBy(path string, hidden []string) bool {
+	for _, h := range hidden {
+		if h != path && within(path, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// under reports whether path is one of dirs or lies below one.
+func under(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if within(path, d) {
+			return true
+		}
+	}
+	return false
+}
