@@ -41,7 +41,7 @@ func TestHooksThroughRealDaemon(t *testing.T) {
 		t.Setenv(v, "/home/dev/project")
 	}
 	agents := []struct {
-		agent, file     string
+		agent, file      string
 		allow, deny, ask string // what each answer looks like on stdout
 	}{
 		{"claude-code", "claude-code/pretooluse-bash.json", `"permissionDecision":"allow"`, `"permissionDecision":"deny"`, `"permissionDecision":"ask"`},
