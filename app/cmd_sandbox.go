@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -194,7 +195,27 @@ func sandboxOptions(cfg *policy.Config, p Paths, home, work string) sandbox.Opti
 		Hidden:     sandbox.DefaultHidden(home, nil, hide),
 		SecretEnv:  append(cfg.SecretEnvNames(), cfg.Secrets.VaultEnv...),
 		Enabled:    cfg.SandboxEnabled(),
+		Executable: cliBinary(),
 	}
+}
+
+// cliBinary is the agate binary the Landlock launcher re-executes:
+// agate-cli beside this one when there is one (it starts without loading
+// a GUI), else this binary. "" lets the sandbox use os.Executable.
+func cliBinary() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	name := "agate-cli"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	cli := filepath.Join(filepath.Dir(exe), name)
+	if st, err := os.Stat(cli); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return cli
+	}
+	return exe
 }
 
 // pathWithin reports whether path is dir or lies below it.

@@ -79,6 +79,7 @@ func runDaemon(ctx context.Context, e *Env, paths Paths, desktop Desktop) error 
 	logger.Printf("serving on %s (config %s, audit log %s)", paths.Socket, paths.Config, paths.AuditLog())
 	go d.watchConfig(ctx)
 	go d.watchSecrets(ctx)
+	go d.SandboxDiagnostics(ctx) // the first probe, before anyone asks
 	errc := make(chan error, 1)
 	go func() { errc <- d.Serve(ctx, l) }()
 	if desktop != nil {

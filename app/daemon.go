@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/policy"
+	"github.com/agatehq/agate/sandbox"
 )
 
 // Daemon is the running gate: the policy in force, the approvals waiting
@@ -37,6 +38,7 @@ type Daemon struct {
 	counts   counters
 
 	secretsState secretState
+	prober       sandbox.Prober
 
 	mu       sync.Mutex // guards listener
 	listener io.Closer
@@ -483,6 +485,8 @@ func (d *Daemon) Status() *Status {
 		Pending: d.broker.count(), Counts: d.counts.snapshot(), Sessions: d.sessions.count(),
 		Started: d.started, AuditLog: d.audit.Path(),
 	}
+	diag := d.SandboxDiagnostics(context.Background())
+	s.Sandbox = &diag
 	if s.Prompters == nil {
 		s.Prompters = []string{}
 	}
@@ -490,6 +494,16 @@ func (d *Daemon) Status() *Status {
 		s.ConfigError = st.err.Error()
 	}
 	return s
+}
+
+// SandboxDiagnostics reports what the sandbox can do here, from a real
+// probe, cached until the sandbox's config changes.
+func (d *Daemon) SandboxDiagnostics(ctx context.Context) sandbox.Diagnostics {
+	cfg, _ := d.Config()
+	home, _ := homeDir()
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	return d.prober.Get(ctx, sandboxOptions(cfg, d.paths, home, os.TempDir()))
 }
 
 // Close denies every waiting approval and closes the audit log.

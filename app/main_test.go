@@ -9,11 +9,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agatehq/agate/sandbox"
 )
 
 // TestMain lets the test binary play other processes: a daemon to kill, a
 // client of another user.
 func TestMain(m *testing.M) {
+	// The Landlock launcher re-executes this binary to confine a command.
+	sandbox.MaybeReexec()
 	switch os.Getenv("AGATE_TEST_ROLE") {
 	case "daemon":
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)

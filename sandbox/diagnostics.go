@@ -140,13 +140,21 @@ func Probe(ctx context.Context, o Options) Diagnostics {
 // the Linux launchers replace with a private one, so that a write that
 // escapes is seen from the host.
 func probeBase() string {
+	tmp := filepath.Clean(os.TempDir())
+	var candidates []string
 	if dir, err := os.UserCacheDir(); err == nil {
-		base := filepath.Join(dir, "agate")
+		candidates = append(candidates, filepath.Join(dir, "agate"))
+	}
+	candidates = append(candidates, "/var/tmp/agate-probe")
+	for _, base := range candidates {
+		if within(filepath.Clean(base), tmp) {
+			continue // the sandbox's private /tmp would hide an escape
+		}
 		if os.MkdirAll(base, 0o700) == nil {
 			return base
 		}
 	}
-	return os.TempDir()
+	return tmp
 }
 
 // probeLauncher runs the probe under l. It returns the checks, whether
