@@ -328,6 +328,10 @@ func (c *Config) check() []*ConfigError {
 		if !validEnvName(k) {
 			add(c.errAt("secrets.env."+k, -1, "%q is not a variable name", k))
 		}
+		if !isSecretReference(c.Secrets.Env[k]) {
+			// Never quote the value: it may be the secret itself.
+			add(c.errAt("secrets.env."+k, -1, "a literal secret is refused here: write a reference, \"${VAR}\", \"exec:COMMAND\", \"file:/path\" or \"keystore:NAME\" (store the value with `agate keys set NAME`)"))
+		}
 	}
 	if c.Audit.MaxSizeMB < 1 {
 		add(c.errAt("audit.max_size_mb", -1, "must be at least 1"))
@@ -341,6 +345,20 @@ func (c *Config) check() []*ConfigError {
 		}
 	}
 	return errs
+}
+
+// isSecretReference reports whether v says where a secret lives rather
+// than holding it.
+func isSecretReference(v string) bool {
+	switch {
+	case strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && validEnvName(v[2:len(v)-1]):
+		return true
+	case strings.HasPrefix(v, "exec:") && strings.TrimSpace(v[5:]) != "",
+		strings.HasPrefix(v, "file:/"),
+		strings.HasPrefix(v, "keystore:") && strings.TrimSpace(v[9:]) != "":
+		return true
+	}
+	return false
 }
 
 // checkDomain accepts a bare host name such as "docs.python.org".

@@ -105,6 +105,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad launcher", "[sandbox]\nlauncher = \"chroot\"\n", 2, "sandbox.launcher", "unknown launcher"},
 		{"wrapper without path", "[sandbox]\nlauncher = \"wrapper\"\n", 2, "sandbox.launcher", "needs [sandbox] wrapper"},
 		{"bad catalog", "[catalog.x]\ncategory = \"nope\"\n", 1, "catalog.x", "unknown category"},
+		{"literal secret", "[secrets.env]\nOPENAI_API_KEY = \"sk-live-value\"\n", 2, "secrets.env.OPENAI_API_KEY", "literal secret is refused"},
 		{"unknown agent key", "[agents.claude-code]\nauto_aprove = [\"*\"]\n", 2, "agents.claude-code.auto_aprove", "unknown key"},
 	}
 	for _, tt := range tests {
