@@ -57,11 +57,7 @@ func cmdCheck(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	data, err := readConfigFile(paths.Config, false)
-	if err != nil {
-		return usageErr(err)
-	}
-	cfg, err := policy.Parse(paths.Config, data)
+	cfg, err := readConfig(paths)
 	if err != nil {
 		return usageErr(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/hook"
 )
 
@@ -191,19 +192,12 @@ func HookSettingsPath(agent, project string) (string, error) {
 // fastest), else agate-cli (the build without the GUI), else the running
 // binary itself.
 func HookBinary() (string, error) {
+	if p, ok := api.SiblingBinary("agate-hook", "agate-cli"); ok {
+		return p, nil
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("find agate's binary: %w", err)
-	}
-	ext := ""
-	if runtime.GOOS == "windows" {
-		ext = ".exe"
-	}
-	for _, name := range []string{"agate-hook", "agate-cli"} {
-		p := filepath.Join(filepath.Dir(exe), name+ext)
-		if hookBinProblem(p) == "" {
-			return p, nil
-		}
 	}
 	return exe, nil
 }

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
+	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/policy"
 	"github.com/agatehq/agate/sandbox"
 )
@@ -76,11 +76,7 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 		return usageErr(err)
 	}
 	// Read, never write: this runs for every confined command.
-	data, err := readConfigFile(paths.Config, false)
-	if err != nil {
-		return usageErr(err)
-	}
-	cfg, err := policy.Parse(paths.Config, data)
+	cfg, err := readConfig(paths)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -203,18 +199,10 @@ func sandboxOptions(cfg *policy.Config, p Paths, home, work string) sandbox.Opti
 // agate-cli beside this one when there is one (it starts without loading
 // a GUI), else this binary. "" lets the sandbox use os.Executable.
 func cliBinary() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
+	if p, ok := api.SiblingBinary("agate-cli"); ok {
+		return p
 	}
-	name := "agate-cli"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	cli := filepath.Join(filepath.Dir(exe), name)
-	if st, err := os.Stat(cli); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-		return cli
-	}
+	exe, _ := os.Executable()
 	return exe
 }
 

@@ -43,6 +43,17 @@ func readLimited(path string, limit int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
+// readConfig reads and parses the config file named by p without ever
+// writing it: a missing file reads as the defaults. Commands that run per
+// call (check, sandbox) and doctor use it.
+func readConfig(p Paths) (*policy.Config, error) {
+	data, err := readConfigFile(p.Config, false)
+	if err != nil {
+		return nil, err
+	}
+	return policy.Parse(p.Config, data)
+}
+
 // loadConfig reads and parses the config file named by p, writing the
 // defaults on first run.
 func loadConfig(p Paths) (*policy.Config, error) {

@@ -64,13 +64,10 @@ func Doctor(ctx context.Context, p Paths) *Report {
 	r := &Report{Config: p.Config, Checked: time.Now(), Unset: []string{}, Leaked: []keystore.Leak{}, Problems: []string{}}
 	problem := func(format string, args ...any) { r.Problems = append(r.Problems, fmt.Sprintf(format, args...)) }
 
-	cfg := policy.DefaultConfig()
-	if data, err := readConfigFile(p.Config, false); err != nil {
+	cfg, err := readConfig(p)
+	if err != nil {
 		r.ConfigError = err.Error()
-	} else if c, err := policy.Parse(p.Config, data); err != nil {
-		r.ConfigError = err.Error()
-	} else {
-		cfg = c
+		cfg = policy.DefaultConfig()
 	}
 	if r.ConfigError != "" {
 		problem("the config is broken (the daemon keeps its last good policy): %s", firstLine(r.ConfigError))

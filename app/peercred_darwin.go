@@ -1,32 +1,12 @@
 package app
 
-import (
-	"errors"
-	"net"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// peerUID returns the uid of the process at the other end of a unix
-// socket connection (LOCAL_PEERCRED, as getpeereid reads it).
-func peerUID(c net.Conn) (int, error) {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return -1, errors.New("not a unix socket")
-	}
-	raw, err := uc.SyscallConn()
+// peerCredUID reads the peer's uid with LOCAL_PEERCRED, as getpeereid does.
+func peerCredUID(fd int) (int, error) {
+	cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
 	if err != nil {
 		return -1, err
-	}
-	var cred *unix.Xucred
-	var serr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, serr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
-	}); err != nil {
-		return -1, err
-	}
-	if serr != nil {
-		return -1, serr
 	}
 	return int(cred.Uid), nil
 }

@@ -1,32 +1,12 @@
 package app
 
-import (
-	"errors"
-	"net"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// peerUID returns the uid of the process at the other end of a unix
-// socket connection (SO_PEERCRED).
-func peerUID(c net.Conn) (int, error) {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return -1, errors.New("not a unix socket")
-	}
-	raw, err := uc.SyscallConn()
+// peerCredUID reads the peer's uid with SO_PEERCRED.
+func peerCredUID(fd int) (int, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return -1, err
-	}
-	var cred *unix.Ucred
-	var serr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, serr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return -1, err
-	}
-	if serr != nil {
-		return -1, serr
 	}
 	return int(cred.Uid), nil
 }

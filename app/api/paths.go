@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // Paths are the files agate reads and writes. Every one can be moved by an
@@ -87,4 +88,25 @@ func HomeDir() (string, error) {
 		return "", errors.New("no home folder")
 	}
 	return h, nil
+}
+
+// SiblingBinary returns the first of names that is an executable file in
+// the same folder as the running binary ("agate-hook", "agate-cli"): the
+// builds of agate installed side by side.
+func SiblingBinary(names ...string) (string, bool) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", false
+	}
+	ext := ""
+	if runtime.GOOS == "windows" {
+		ext = ".exe"
+	}
+	for _, name := range names {
+		p := filepath.Join(filepath.Dir(exe), name+ext)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, true
+		}
+	}
+	return "", false
 }

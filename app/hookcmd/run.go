@@ -17,7 +17,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -298,21 +297,14 @@ func (r *hookRun) sandboxBin() (string, error) {
 	if r.cliBin != "" {
 		return r.cliBin, nil
 	}
+	if p, ok := api.SiblingBinary("agate-cli", "agate"); ok {
+		return p, nil
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("find agate's binary: %w", err)
 	}
-	ext := ""
-	if runtime.GOOS == "windows" {
-		ext = ".exe"
-	}
-	for _, name := range []string{"agate-cli", "agate"} {
-		p := filepath.Join(filepath.Dir(exe), name+ext)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	if strings.TrimSuffix(filepath.Base(exe), ext) == "agate-hook" {
+	if strings.TrimSuffix(filepath.Base(exe), ".exe") == "agate-hook" {
 		return "", errors.New("no agate-cli or agate beside agate-hook to run the sandbox")
 	}
 	return exe, nil
