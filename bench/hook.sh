@@ -34,6 +34,11 @@ hookcmd="$tmp/agate-hook hook claude-code --agent-timeout 135s"
 $hookcmd <"$tmp/payload.json" | grep -q '"permissionDecision":"allow"' ||
   { echo "bench/hook.sh: the hook did not allow the call" >&2; $hookcmd <"$tmp/payload.json"; exit 1; }
 
+# The Go floor and agate's hook alone first: a heavy neighbour in the same
+# rounds (Python, the Fyne binary) slows whatever runs after it.
+echo "hook whole-process time, $rounds rounds, interleaved (ratios against the Go floor):"
+"$tmp/timeit" -n "$rounds" -in "$tmp/payload.json" -- "go-floor=$tmp/minhook ;; agate-hook=$hookcmd"
+echo
 cmds="go-floor=$tmp/minhook"
 py=""
 for p in /usr/bin/python3 "$(command -v python3 || true)"; do [ -x "$p" ] && py=$p && break; done
@@ -43,5 +48,5 @@ cmds="$cmds ;; agate-cli-hook=$tmp/agate-cli hook claude-code --agent-timeout 13
 if [ -x bin/agate ]; then
   cmds="$cmds ;; agate-desktop-hook=bin/agate hook claude-code --agent-timeout 135s"
 fi
-echo "hook whole-process time, $rounds rounds, interleaved (ratios against the Go floor):"
+echo "beside Python and the other builds:"
 "$tmp/timeit" -n "$rounds" -in "$tmp/payload.json" -- $cmds

@@ -3,74 +3,42 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/agatehq/agate/policy/verdict"
 )
 
-// Verdict is what a decision says to do with a call.
-type Verdict uint8
+// Verdict is what a decision says to do with a call: allow, ask or deny.
+// The zero value is Deny, so a Decision nobody filled in refuses.
+type Verdict = verdict.Verdict
 
-// The verdicts. The zero value is Deny, so a Decision nobody filled in
-// refuses.
+// The verdicts.
 const (
-	Deny Verdict = iota
-	Ask
-	Allow
+	Deny  = verdict.Deny
+	Ask   = verdict.Ask
+	Allow = verdict.Allow
 )
-
-// String returns "deny", "ask" or "allow".
-func (v Verdict) String() string {
-	switch v {
-	case Allow:
-		return "allow"
-	case Ask:
-		return "ask"
-	}
-	return "deny"
-}
 
 // ParseVerdict returns the verdict named s.
-func ParseVerdict(s string) (Verdict, error) {
-	switch s {
-	case "allow":
-		return Allow, nil
-	case "ask":
-		return Ask, nil
-	case "deny":
-		return Deny, nil
-	}
-	return Deny, fmt.Errorf("unknown decision %q (want allow, deny or ask)", s)
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (v *Verdict) UnmarshalText(b []byte) error {
-	p, err := ParseVerdict(string(b))
-	if err != nil {
-		return err
-	}
-	*v = p
-	return nil
-}
+func ParseVerdict(s string) (Verdict, error) { return verdict.Parse(s) }
 
 // Layer names the part of the policy that decided a call.
-type Layer string
+type Layer = verdict.Layer
 
 // The layers, in the order Decide consults them.
 const (
-	LayerHardDeny    Layer = "hard_deny"
-	LayerGuardrail   Layer = "guardrail"
-	LayerTools       Layer = "tools"          // the category is switched off in [tools]
-	LayerMode        Layer = "mode"           // yolo, plan, manual
-	LayerRule        Layer = "rule"           // [auto] rules, first match
-	LayerProtected   Layer = "protected_path" // a protected write or a secret read
-	LayerAcceptEdits Layer = "accept_edits"
-	LayerAutoApprove Layer = "auto_approve" // [auto] auto_approve categories
-	LayerGrant       Layer = "grant"        // the agent's grants, session and run grants
-	LayerTrusted     Layer = "trusted"      // trusted_dirs and trusted_domains
-	LayerRisk        Layer = "risk"         // read-only tools, the shell free pass, risk levels
-	LayerDefault     Layer = "default"      // nothing pre-approved the call
-	LayerParse       Layer = "parse"        // the call could not be analysed
+	LayerHardDeny    = verdict.LayerHardDeny
+	LayerGuardrail   = verdict.LayerGuardrail
+	LayerTools       = verdict.LayerTools
+	LayerMode        = verdict.LayerMode
+	LayerRule        = verdict.LayerRule
+	LayerProtected   = verdict.LayerProtected
+	LayerAcceptEdits = verdict.LayerAcceptEdits
+	LayerAutoApprove = verdict.LayerAutoApprove
+	LayerGrant       = verdict.LayerGrant
+	LayerTrusted     = verdict.LayerTrusted
+	LayerRisk        = verdict.LayerRisk
+	LayerDefault     = verdict.LayerDefault
+	LayerParse       = verdict.LayerParse
 )
 
 // RuleRef identifies the configured entry that decided a call.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agatehq/agate/policy"
+	"github.com/agatehq/agate/policy/verdict"
 )
 
 // Prefix is the version prefix of every route of the local API.
@@ -49,18 +49,18 @@ const (
 
 // DecideResponse is the daemon's answer for one call.
 type DecideResponse struct {
-	Decision   policy.Verdict `json:"decision"` // allow, deny, or ask (hand to the agent's prompt)
-	Layer      policy.Layer   `json:"layer"`
-	Rule       string         `json:"rule,omitempty"`
-	Source     string         `json:"source,omitempty"`
-	Category   string         `json:"category"`
-	Risks      []string       `json:"risks"`
-	Reason     string         `json:"reason"`
-	By         Answerer       `json:"by"`
-	Via        string         `json:"via,omitempty"`         // where the person answered: "tray", "terminal", "api"
-	ApprovalID string         `json:"approval_id,omitempty"` // set when a person was asked
-	Scope      Scope          `json:"scope,omitempty"`       // the scope of the person's answer
-	Note       string         `json:"note,omitempty"`        // the person's reason, if they gave one
+	Decision   verdict.Verdict `json:"decision"` // allow, deny, or ask (hand to the agent's prompt)
+	Layer      verdict.Layer   `json:"layer"`
+	Rule       string          `json:"rule,omitempty"`
+	Source     string          `json:"source,omitempty"`
+	Category   string          `json:"category"`
+	Risks      []string        `json:"risks"`
+	Reason     string          `json:"reason"`
+	By         Answerer        `json:"by"`
+	Via        string          `json:"via,omitempty"`         // where the person answered: "tray", "terminal", "api"
+	ApprovalID string          `json:"approval_id,omitempty"` // set when a person was asked
+	Scope      Scope           `json:"scope,omitempty"`       // the scope of the person's answer
+	Note       string          `json:"note,omitempty"`        // the person's reason, if they gave one
 	// Sandbox says an allowed shell call is to run confined: [tools]
 	// sandbox and [hooks] sandbox_bash are on in the config in force.
 	Sandbox bool `json:"sandbox,omitempty"`
@@ -114,11 +114,11 @@ type Approval struct {
 // AnswerRequest answers one or more waiting approvals (POST
 // /v1/approvals/answer): the batch of eVi, all, none or a chosen subset.
 type AnswerRequest struct {
-	IDs      []string       `json:"ids"`
-	Decision policy.Verdict `json:"decision"` // allow or deny
-	Scope    Scope          `json:"scope,omitempty"`
-	Reason   string         `json:"reason,omitempty"`
-	Via      string         `json:"via,omitempty"`
+	IDs      []string        `json:"ids"`
+	Decision verdict.Verdict `json:"decision"` // allow or deny
+	Scope    Scope           `json:"scope,omitempty"`
+	Reason   string          `json:"reason,omitempty"`
+	Via      string          `json:"via,omitempty"`
 }
 
 // AnswerResult says, per id, whether the answer landed.

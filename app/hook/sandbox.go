@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // Sandbox says how SandboxBash confines a command: the flags of `agate
@@ -65,7 +63,7 @@ func SandboxBash(input []byte, s Sandbox) ([]byte, error) {
 func shellJoin(words []string) (string, error) {
 	var line []byte
 	for i, w := range words {
-		q, err := syntax.Quote(w, syntax.LangBash)
+		q, err := shellQuote(w)
 		if err != nil {
 			return "", fmt.Errorf("quote %q: %w", w, err)
 		}

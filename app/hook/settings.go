@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // Hook is one hook agate installs: an event, and for the agents that have
@@ -111,7 +109,7 @@ func Command(bin, agent string) (string, error) {
 	if bin == "" {
 		return "", errors.New("no agate binary")
 	}
-	q, err := syntax.Quote(bin, syntax.LangPOSIX)
+	q, err := shellQuote(bin)
 	if err != nil {
 		return "", fmt.Errorf("agate binary %q: %w", bin, err)
 	}

@@ -20,9 +20,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/hook"
-	"github.com/agatehq/agate/policy"
 )
 
 // Options are one hook call's surroundings.
@@ -148,13 +149,18 @@ type hookConfig struct {
 	read        bool          // the config was read (not only the defaults assumed)
 }
 
-// readHookConfig reads the config without writing it (a hook runs for
-// every call, and must not create files), and without compiling the
-// policy: the daemon decides. A broken config gives the defaults with
-// on_daemon_down = "deny" and no sandbox rewrite.
+// defaultApprovalTimeout is [approvals] timeout when the config does not
+// say (policy.DefaultConfig's; the hook binary does not link the policy).
+const defaultApprovalTimeout = 120 * time.Second
+
+// readHookConfig reads the few keys a hook needs, without writing the file
+// (a hook runs for every call and must not create files) and without
+// compiling the policy (the daemon decides, and the hook binary stays
+// small). The daemon checks the whole file; here a file that is not TOML,
+// or has an unknown key in [hooks] or [approvals], gives the defaults, with
+// on_daemon_down = "deny" and no sandbox rewrite: it fails closed.
 func readHookConfig(p api.Paths) hookConfig {
-	def := policy.DefaultConfig()
-	hc := hookConfig{timeout: def.ApprovalTimeout(), read: true}
+	hc := hookConfig{timeout: defaultApprovalTimeout, read: true}
 	data, err := os.ReadFile(p.Config)
 	if errors.Is(err, fs.ErrNotExist) {
 		return hc // no file yet: the defaults
@@ -163,14 +169,43 @@ func readHookConfig(p api.Paths) hookConfig {
 		hc.err = fmt.Errorf("read config: %w", err)
 		return hc
 	}
-	cfg, err := policy.Parse(p.Config, data)
+	var cfg struct {
+		Approvals struct {
+			Timeout any `toml:"timeout"`
+		} `toml:"approvals"`
+		Hooks struct {
+			OnDaemonDown string `toml:"on_daemon_down"`
+			SandboxBash  bool   `toml:"sandbox_bash"`
+		} `toml:"hooks"`
+		Tools struct {
+			Sandbox bool `toml:"sandbox"`
+		} `toml:"tools"`
+	}
+	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
-		hc.err = err
+		hc.err = fmt.Errorf("%s: %w", p.Config, err)
 		return hc
 	}
-	hc.timeout = cfg.ApprovalTimeout()
+	// A key the hook does not know in the sections it reads is a typo the
+	// daemon refuses too: fail closed rather than guess.
+	for _, k := range md.Undecoded() {
+		if k[0] == "hooks" || k[0] == "approvals" {
+			hc.err = fmt.Errorf("%s: %s: unknown key", p.Config, k)
+			return hc
+		}
+	}
+	switch v := cfg.Approvals.Timeout.(type) {
+	case string:
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			hc.timeout = d
+		}
+	case int64:
+		if v > 0 {
+			hc.timeout = time.Duration(v) * time.Second
+		}
+	}
 	hc.onDownAsk = cfg.Hooks.OnDaemonDown == "ask"
-	hc.sandboxBash = cfg.Hooks.SandboxBash && cfg.SandboxEnabled()
+	hc.sandboxBash = cfg.Hooks.SandboxBash && cfg.Tools.Sandbox
 	return hc
 }
 
