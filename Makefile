@@ -8,7 +8,7 @@ LDFLAGS  := -s -w -X github.com/agatehq/agate/app.Version=$(VERSION)
 GOFLAGS  += -buildvcs=false
 export GOFLAGS
 
-.PHONY: all build cli desktop run test test-go test-keychain vet bench fuzz deps clean
+.PHONY: all build cli desktop run test test-go test-keychain test-ui vet bench fuzz deps clean screenshots package install
 
 all: build
 
@@ -24,8 +24,10 @@ cli:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags nogui -ldflags '$(LDFLAGS)' -o $(BIN)/agate-cli .
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/agate-hook ./app/hookcmd/agate-hook
 
+# no_emoji: Fyne would otherwise parse its 4 MB emoji font once per text
+# style, which keeps the tray app's memory above 60 MB.
 desktop: deps
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/agate .
+	$(GO) build -trimpath -tags no_emoji -ldflags '$(LDFLAGS)' -o $(BIN)/agate .
 
 ## run: start agate: the tray app where there is a display, the headless
 ## daemon where there is none.
@@ -38,7 +40,7 @@ vet:
 
 ## test: vet, every test with -race, the keychain tests under a real
 ## Secret Service, the UI tests under Xvfb.
-test: deps vet test-go test-keychain
+test: deps vet test-go test-keychain test-ui
 
 test-go:
 	$(GO) test -race -timeout 20m ./...
@@ -48,6 +50,37 @@ test-go:
 test-keychain:
 	./.ci/keyring-test.sh
 
+## test-ui: the desktop app: its widget tests (headless), then the real
+## binaries with a real window in a throwaway desktop session (Xvfb, a
+## private D-Bus, a temp HOME): a hook call that asks, answered in the
+## popup with a click on Allow once, then with Escape.
+test-ui: build
+	@./.ci/deps.sh desktop
+	$(GO) test -count=1 -timeout 5m ./ui/
+	AGATE_E2E_BIN=$(CURDIR)/$(BIN) ./ui/testdata/with-desktop.sh \
+	  $(GO) test -count=1 -timeout 5m -run '^TestDesktopEndToEnd$$' -v ./ui/
+
+## screenshots: docs/screenshot-popup.png (the real popup under Xvfb) and
+## docs/screenshot-settings.png (the settings panel, drawn by Fyne).
+screenshots: build
+	@./.ci/deps.sh desktop
+	./ui/testdata/with-desktop.sh ./ui/testdata/screenshots.sh $(CURDIR)/$(BIN) $(CURDIR)/docs
+
+## package: a .deb of both binaries (and the hook), the icon, the desktop
+## entry and the systemd user unit, built with dpkg-deb into dist/.
+DEB_VERSION ?= $(shell echo '$(VERSION)' | sed -e 's/^v//' -e 's/^\([^0-9]\)/0~\1/' -e 's/-/~/g')
+DEB_ARCH    ?= $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+package: build
+	./packaging/deb.sh '$(DEB_VERSION)' '$(DEB_ARCH)' $(BIN) dist
+
+## install: a local install under PREFIX (default /usr/local), staged in
+## DESTDIR when set: the binaries, the icon, the desktop entry, the
+## autostart entry's template and the systemd user unit.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+install: build
+	./packaging/install.sh '$(DESTDIR)' '$(PREFIX)' $(BIN)
+
 ## bench: the decision, daemon and keystore benchmarks, then whole-process
 ## timings of a hook call and of a sandboxed command.
 bench:
@@ -56,6 +89,7 @@ bench:
 	./.ci/keyring-test.sh -bench
 	./bench/hook.sh
 	./bench/sandbox.sh
+	./bench/desktop.sh
 
 ## fuzz: each fuzz target for FUZZTIME (default one minute).
 FUZZTIME ?= 1m

@@ -2,8 +2,11 @@
 
 package main
 
-import "github.com/agatehq/agate/app"
+import (
+	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/ui"
+)
 
-// desktop starts the tray app. Until the desktop build links the UI it is
-// nil, and `agate` with no arguments runs the headless daemon.
-var desktop app.Desktop
+// desktop starts the tray app: `agate` with no arguments runs it where
+// there is a display, and the headless daemon where there is none.
+var desktop app.Desktop = ui.Run

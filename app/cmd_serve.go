@@ -77,6 +77,10 @@ func runDaemon(ctx context.Context, e *Env, paths Paths, desktop Desktop) error 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	logger.Printf("serving on %s (config %s, audit log %s)", paths.Socket, paths.Config, paths.AuditLog())
+	if desktop != nil {
+		// Until the tray's popup is up, calls that ask wait for it.
+		d.SetPrompter(&awaitPrompter{d: d}, "tray")
+	}
 	go d.watchConfig(ctx)
 	go d.watchSecrets(ctx)
 	go d.SandboxDiagnostics(ctx) // the first probe, before anyone asks

@@ -42,6 +42,9 @@ type Daemon struct {
 
 	mu       sync.Mutex // guards listener
 	listener io.Closer
+
+	promptReady chan struct{} // closed when a real prompter is set (or none)
+	readyOnce   sync.Once
 }
 
 type prompterBox struct {
@@ -80,6 +83,8 @@ func NewDaemon(paths Paths, o DaemonOptions) (*Daemon, error) {
 		sessions: newSessions(24 * time.Hour),
 		hub:      newHub(),
 		overlays: newOverlayCache(),
+
+		promptReady: make(chan struct{}),
 	}
 	if d.logger == nil {
 		d.logger = log.New(os.Stderr, "agate: ", log.LstdFlags)
@@ -189,9 +194,30 @@ func (d *Daemon) Paths() Paths { return d.paths }
 func (d *Daemon) SetPrompter(p Prompter, via string) {
 	if p == nil {
 		d.prompter.Store(nil)
-		return
+	} else {
+		d.prompter.Store(&prompterBox{p: p, via: via})
 	}
-	d.prompter.Store(&prompterBox{p: p, via: via})
+	if _, waiting := p.(*awaitPrompter); !waiting {
+		d.readyOnce.Do(func() { close(d.promptReady) })
+	}
+}
+
+// awaitPrompter stands in for the tray while it starts: the daemon serves
+// at once, and a call that asks in the first moments waits for the popup
+// (within its own expiry) instead of going to the agent's prompt.
+type awaitPrompter struct{ d *Daemon }
+
+func (w *awaitPrompter) Ask(ctx context.Context, a Approval) (Answer, error) {
+	select {
+	case <-ctx.Done():
+		return Answer{}, ctx.Err()
+	case <-w.d.promptReady:
+	}
+	b := w.d.prompter.Load()
+	if b == nil || b.p == Prompter(w) {
+		return Answer{}, errors.New("the tray app did not start")
+	}
+	return b.p.Ask(ctx, a)
 }
 
 // SetSecrets gives the daemon the values of the secrets agate keeps, so a
@@ -489,6 +515,9 @@ func (d *Daemon) Status() *Status {
 	s.Sandbox = &diag
 	if s.Prompters == nil {
 		s.Prompters = []string{}
+	}
+	if _, paused, _ := Paused(d.paths); paused {
+		s.Paused = true
 	}
 	if st.err != nil {
 		s.ConfigError = st.err.Error()

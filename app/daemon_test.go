@@ -332,3 +332,22 @@ func contains[T comparable](list []T, v T) bool {
 	}
 	return false
 }
+
+// A call that asks while the tray is still starting waits for its popup,
+// rather than going to the agent's own prompt.
+func TestCallWaitsForTheTray(t *testing.T) {
+	p := testPaths(t, "")
+	d, c := startDaemon(t, p)
+	d.SetPrompter(&awaitPrompter{d: d}, "tray")
+	res := make(chan *DecideResponse, 1)
+	go func() {
+		resp, _ := c.Decide(context.Background(), decideReq("Bash", "rm -rf build"))
+		res <- resp
+	}()
+	waitFor(t, "the call to wait", func() bool { return len(d.Pending()) == 1 })
+	d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: ScopeOnce}}, "tray")
+	resp := <-res
+	if resp.Decision != policy.Allow || resp.By != ByPerson || resp.Via != "tray" {
+		t.Fatalf("got %+v", resp)
+	}
+}

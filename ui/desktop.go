@@ -1,0 +1,140 @@
+package ui
+
+import (
+	"context"
+	"log"
+	"sync/atomic"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/assets"
+)
+
+// Desktop is the tray app around a daemon: the tray icon and menu, the
+// approval popup (its Prompter) and the settings panel. Run builds one on
+// the real Fyne app; tests build one on Fyne's test app.
+type Desktop struct {
+	fa       fyne.App
+	d        *app.Daemon
+	Prompter *Prompter
+	settings atomic.Pointer[Settings] // made on first use: most runs never open it
+	logf     func(format string, args ...any)
+
+	// Fyne's goroutine only:
+	last     *trayInput
+	lastIcon string
+}
+
+// DesktopOptions tune a Desktop.
+type DesktopOptions struct {
+	// Notify shows a desktop notification per new approval; nil shows none.
+	Notify func(title, body string) error
+	// Logf logs; nil logs to the standard logger.
+	Logf func(format string, args ...any)
+}
+
+// NewDesktop builds the tray app's windows (hidden) around d. It does not
+// attach the prompter: Run does, once the app runs.
+func NewDesktop(fa fyne.App, d *app.Daemon, o DesktopOptions) *Desktop {
+	u := &Desktop{fa: fa, d: d, logf: o.Logf}
+	if u.logf == nil {
+		u.logf = log.Printf
+	}
+	u.Prompter = NewPrompter(fa, PrompterOptions{Notify: o.Notify, Order: d.Pending, Logf: u.logf})
+	return u
+}
+
+// Settings returns the settings panel, building it the first time. It
+// runs on Fyne's goroutine.
+func (u *Desktop) Settings() *Settings {
+	if s := u.settings.Load(); s != nil {
+		return s
+	}
+	s := NewSettings(u.fa, u.d, u.logf)
+	u.settings.Store(s)
+	return s
+}
+
+// Watch keeps the tray and the open panel up to date from the daemon's
+// events until ctx ends: pushed, not polled. A stream the daemon dropped
+// (it fell behind) is opened again.
+func (u *Desktop) Watch(ctx context.Context) {
+	for ctx.Err() == nil {
+		ch, stop := u.d.Subscribe("")
+		u.refreshTray()
+		u.drain(ctx, ch)
+		stop()
+	}
+}
+
+func (u *Desktop) drain(ctx context.Context, ch <-chan app.Event) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-ch:
+			if !ok {
+				return
+			}
+			switch ev.Type {
+			case "config", "approval.requested", "approval.granted", "approval.denied", "approval.expired":
+				u.refreshTray()
+			}
+			if s := u.settings.Load(); s != nil {
+				s.event(ev)
+			}
+		}
+	}
+}
+
+// refreshTray reads the state here and shows it on Fyne's goroutine.
+func (u *Desktop) refreshTray() {
+	in := readTray(u.d)
+	u.Prompter.do(func() { u.showTray(in) })
+}
+
+// showTray sets the tray's icon and menu when what they show changed.
+func (u *Desktop) showTray(in trayInput) {
+	if u.last != nil && *u.last == in {
+		return
+	}
+	u.last = &in
+	desk, ok := u.fa.(desktop.App)
+	if !ok {
+		return // no system tray (the test driver, a mobile build)
+	}
+	name, png := assets.Tray(iconState(in), in.pending)
+	if name != u.lastIcon {
+		desk.SetSystemTrayIcon(fyne.NewStaticResource(name, png))
+		u.lastIcon = name
+	}
+	desk.SetSystemTrayMenu(trayMenu(in, u.actions()))
+}
+
+// TrayMenu is the tray menu as it is now (for tests and the screenshot).
+func (u *Desktop) TrayMenu() *fyne.Menu { return trayMenu(readTray(u.d), u.actions()) }
+
+func (u *Desktop) actions() trayActions {
+	return trayActions{
+		setMode:  func(m string) { u.report(setMode(u.d, m)) },
+		pending:  u.Prompter.Show,
+		settings: func() { u.Settings().Show("") },
+		activity: func() { u.Settings().Show(TabActivity) },
+		pause:    func() { u.report(pause(u.d)) },
+		resume:   func() { u.report(resume(u.d)) },
+		quit:     u.fa.Quit,
+	}
+}
+
+// report shows an error from a tray action in the settings panel, where
+// the config error (if that is what it is) is explained.
+func (u *Desktop) report(err error) {
+	if err == nil {
+		u.refreshTray()
+		return
+	}
+	u.logf("%v", err)
+	u.Settings().ShowError(err)
+}

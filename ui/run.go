@@ -1,0 +1,72 @@
+//go:build !nogui
+
+package ui
+
+import (
+	"context"
+	"runtime/debug"
+	"time"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/systray"
+	"github.com/gen2brain/beeep"
+
+	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/assets"
+)
+
+// AppID is the application's ID, as in FyneApp.toml: Fyne keeps its
+// preferences under it and desktops group its windows by it.
+const AppID = "dev.agate.agate"
+
+// Run is the desktop app (app.Desktop): it makes the Fyne app, puts the
+// tray icon up, attaches the approval popup to d as its prompter (answers
+// recorded via "tray"), and runs until the person quits or ctx ends. On the
+// way out it detaches the prompter and ends the popup's waiting calls,
+// which the daemon then denies. d is already serving.
+//
+// Without a tray host (no StatusNotifier on the session bus) Fyne logs an
+// error and the app runs on: the popup still comes up for every call.
+func Run(ctx context.Context, d *app.Daemon) error {
+	beeep.AppName = "agate"
+	fa := fyneapp.NewWithID(AppID)
+	fa.SetIcon(fyne.NewStaticResource("agate.png", assets.Icon))
+	u := NewDesktop(fa, d, DesktopOptions{Notify: notifyDesktop})
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ran := make(chan struct{})
+	// The tray is set up before the loop runs: Fyne starts the system tray
+	// only if it was asked for by then.
+	if desk, ok := fa.(desktop.App); ok {
+		u.showTray(readTray(d))
+		// The popup is the tray's window; a click on the icon brings it
+		// forward (showing "nothing waiting" when nothing is).
+		desk.SetSystemTrayWindow(u.Prompter.popup.win)
+		u.Prompter.popup.win.SetCloseIntercept(u.Prompter.popup.closeRequested)
+		systray.SetOnTapped(u.Prompter.Show)
+	}
+	fa.Lifecycle().SetOnStarted(func() {
+		go u.Watch(ctx)
+		// Start-up garbage (fonts, themes, windows) goes back to the system
+		// once the app idles.
+		time.AfterFunc(idleRelease, debug.FreeOSMemory)
+	})
+	// Attached before the loop runs, so no call that arrives meanwhile is
+	// handed back to the agent: the popup shows it once the loop starts.
+	d.SetPrompter(u.Prompter, "tray")
+	go func() {
+		select {
+		case <-ctx.Done():
+			fyne.Do(fa.Quit)
+		case <-ran:
+		}
+	}()
+	fa.Run()
+	close(ran)
+	d.SetPrompter(nil, "")
+	u.Prompter.Close()
+	return nil
+}

@@ -1,0 +1,386 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/assets"
+	"github.com/agatehq/agate/policy"
+)
+
+// handConfig is a config a person wrote: the settings panel must keep
+// every comment of it.
+const handConfig = `# My agate config. Do not lose this line.
+[auto]
+# I mostly want to be asked.
+mode = "ask" # the default
+auto_approve = ["fs", "code"]
+rules = [
+  # shell first
+  "deny shell rm*", # never rm
+  "allow web",
+]
+trusted_domains = []
+
+[approvals]
+timeout = "120s" # two minutes
+`
+
+func readConfig(t *testing.T, d *app.Daemon) string {
+	t.Helper()
+	data, err := os.ReadFile(d.Paths().Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func wantComments(t *testing.T, text string) {
+	t.Helper()
+	for _, c := range []string{"# My agate config. Do not lose this line.", "# I mostly want to be asked.", "# the default",
+		"# shell first", "# never rm", "# two minutes"} {
+		if !strings.Contains(text, c) {
+			t.Errorf("comment %q lost:\n%s", c, text)
+		}
+	}
+}
+
+func TestSettingsGeneralWritesKeys(t *testing.T) {
+	d := newTestDaemon(t, handConfig)
+	fa := test.NewTempApp(t)
+	s := NewSettings(fa, d, t.Logf)
+	g := s.general
+
+	g.mode.SetSelected("Plan")
+	g.autoApprove["git"].SetChecked(true)
+	g.timeout.SetText("90s")
+	g.saveTimeout()
+	g.onDown.SetSelected("ask")
+
+	text := readConfig(t, d)
+	for _, want := range []string{`mode = "plan" # the default`, `auto_approve = ["fs", "code", "git"]`,
+		`timeout = "1m30s" # two minutes`, "[hooks]\non_daemon_down = \"ask\""} {
+		if !strings.Contains(text, want) {
+			t.Errorf("config lacks %q:\n%s", want, text)
+		}
+	}
+	wantComments(t, text)
+	// In force at once.
+	if cfg, _ := d.Config(); cfg.Auto.Mode != "plan" || cfg.Hooks.OnDaemonDown != "ask" || cfg.ApprovalTimeout() != 90*time.Second {
+		t.Errorf("in force: %+v %+v %v", cfg.Auto, cfg.Hooks, cfg.ApprovalTimeout())
+	}
+	// A bad timeout is refused, and the file is left alone.
+	before := readConfig(t, d)
+	g.timeout.SetText("soon")
+	g.saveTimeout()
+	if readConfig(t, d) != before || !strings.Contains(g.timeoutCheck.Text, "not a duration") {
+		t.Errorf("a bad timeout: check %q", g.timeoutCheck.Text)
+	}
+	// YOLO is offered only while allowed.
+	g.allowYolo.SetChecked(false)
+	for _, o := range g.mode.Options {
+		if o == "YOLO" {
+			t.Error("YOLO offered with allow_yolo = false")
+		}
+	}
+}
+
+func TestSettingsRulesCheckAsTypedAndKeepComments(t *testing.T) {
+	d := newTestDaemon(t, handConfig)
+	fa := test.NewTempApp(t)
+	s := NewSettings(fa, d, t.Logf)
+	r := s.rules.rules
+
+	if strings.Join(r.items, "|") != "deny shell rm*|allow web" {
+		t.Fatalf("rules shown: %q", r.items)
+	}
+	test.Type(r.entry, "permit shell ls")
+	if !strings.Contains(r.check.Text, "✗") || !strings.Contains(r.check.Text, "auto.rules[2]") {
+		t.Errorf("a bad rule as typed: %q", r.check.Text)
+	}
+	before := readConfig(t, d)
+	r.onAdd()
+	if readConfig(t, d) != before {
+		t.Error("a bad rule was written")
+	}
+	r.entry.SetText("ask shell *sudo*")
+	if r.check.Text != "✓ parses" {
+		t.Errorf("a good rule as typed: %q", r.check.Text)
+	}
+	r.onAdd()
+	// Move the new rule to the top: first match wins.
+	r.list.Select(2)
+	r.move(-1)
+	r.move(-1)
+	cfg, _ := d.Config()
+	if got := strings.Join(cfg.Auto.Rules, "|"); got != "ask shell *sudo*|deny shell rm*|allow web" {
+		t.Errorf("rules in force: %s", got)
+	}
+	text := readConfig(t, d)
+	wantComments(t, text)
+	if !strings.Contains(text, `"deny shell rm*", # never rm`) {
+		t.Errorf("the rule lost its comment:\n%s", text)
+	}
+	// Remove.
+	r.list.Select(0)
+	r.onRemove()
+	if cfg, _ := d.Config(); len(cfg.Auto.Rules) != 2 {
+		t.Errorf("after remove: %q", cfg.Auto.Rules)
+	}
+
+	// Hard deny and protected paths edit their own keys.
+	s.rules.hardDeny.entry.SetText("shell *mkfs*")
+	s.rules.hardDeny.onAdd()
+	s.rules.prot.entry.SetText("secrets/")
+	s.rules.prot.onAdd()
+	cfg, _ = d.Config()
+	if strings.Join(cfg.Auto.HardDeny, ",") != "shell *mkfs*" || strings.Join(cfg.Auto.ProtectedPaths, ",") != "secrets/" {
+		t.Errorf("hard deny %q, protected %q", cfg.Auto.HardDeny, cfg.Auto.ProtectedPaths)
+	}
+}
+
+func TestSettingsTryACall(t *testing.T) {
+	d := newTestDaemon(t, handConfig)
+	got := tryCall(d.Policy(), "Bash", `{"command": "rm -rf build"}`, "/home/me/project")
+	if !strings.HasPrefix(got, "deny\n") || !strings.Contains(got, `deny shell rm*`) {
+		t.Errorf("rm: %s", got)
+	}
+	got = tryCall(d.Policy(), "Bash", `{"command": "git push"}`, "/home/me/project")
+	if !strings.HasPrefix(got, "ask\n") || !strings.Contains(got, "network") {
+		t.Errorf("git push: %s", got)
+	}
+	if got := tryCall(d.Policy(), "Bash", `{"command":`, "/x"); !strings.Contains(got, "not a JSON object") {
+		t.Errorf("bad JSON: %s", got)
+	}
+}
+
+func TestSettingsTrustedAndSandbox(t *testing.T) {
+	d := newTestDaemon(t, handConfig)
+	fa := test.NewTempApp(t)
+	s := NewSettings(fa, d, t.Logf)
+	s.trusted.domains.entry.SetText("https://docs.python.org/")
+	if !strings.Contains(s.trusted.domains.check.Text, "not a host name") {
+		t.Errorf("a URL as a domain: %q", s.trusted.domains.check.Text)
+	}
+	s.trusted.domains.entry.SetText("docs.python.org")
+	s.trusted.domains.onAdd()
+	s.trusted.dirs.entry.SetText("~/projects/agate")
+	s.trusted.dirs.onAdd()
+	s.sandbox.enabled.SetChecked(true)
+	s.sandbox.failClosed.SetChecked(false)
+	text := readConfig(t, d)
+	for _, want := range []string{`trusted_domains = ["docs.python.org"]`, `trusted_dirs = ["~/projects/agate"]`,
+		"[tools]\nsandbox = true", "[sandbox]\nfail_closed = false"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("config lacks %q:\n%s", want, text)
+		}
+	}
+	wantComments(t, text)
+}
+
+func TestSettingsBrokenConfigIsShownNotOverwritten(t *testing.T) {
+	d := newTestDaemon(t, handConfig)
+	fa := test.NewTempApp(t)
+	s := NewSettings(fa, d, t.Logf)
+	broken := strings.Replace(handConfig, "trusted_domains = []", "trusted_domians = []", 1)
+	if err := os.WriteFile(d.Paths().Config, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Reload(); err == nil {
+		t.Fatal("the broken config loaded")
+	}
+	s.reload()
+	want := d.Paths().Config + ":11: auto.trusted_domians: unknown key"
+	if s.bannerBox.Hidden || !strings.Contains(s.banner.Text, want) {
+		t.Fatalf("banner hidden %v: %q, want it to name %q", s.bannerBox.Hidden, s.banner.Text, want)
+	}
+	s.general.mode.SetSelected("Plan")
+	if readConfig(t, d) != broken {
+		t.Error("the panel overwrote the broken file")
+	}
+	if !strings.Contains(s.status.Text, "Not saved") || !strings.Contains(s.status.Text, "auto.trusted_domians") {
+		t.Errorf("status = %q", s.status.Text)
+	}
+	// The tray says so too, and refuses a mode change.
+	in := readTray(d)
+	if iconState(in) != assets.TrayError || setMode(d, "plan") == nil || readConfig(t, d) != broken {
+		t.Errorf("tray with a broken config: %+v", in)
+	}
+}
+
+func TestSettingsGrantsRevoke(t *testing.T) {
+	d := newTestDaemon(t, "")
+	if err := os.WriteFile(d.Paths().Grants, []byte("[agents.claude-code]\ngrants = [\"bash:none\", \"write_file:writes\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.ReloadGrants(); err != nil {
+		t.Fatal(err)
+	}
+	fa := test.NewTempApp(t)
+	s := NewSettings(fa, d, t.Logf)
+	s.grants.load()
+	if n := len(s.grants.saved.Objects); n != 3 { // the agent's row, then a row per grant
+		t.Fatalf("%d rows of saved grants", n)
+	}
+	s.grants.revoke("claude-code", "bash")
+	if got := d.SavedGrants()["claude-code"]; strings.Join(got, ",") != "write_file:writes" {
+		t.Errorf("after revoking bash: %v", got)
+	}
+}
+
+func TestSettingsActivity(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newTestDaemon(t, handConfig)
+		cwd := t.TempDir()
+		for _, c := range []string{"rm -rf build", "ls", "git push"} {
+			if _, err := d.Decide(t.Context(), &app.DecideRequest{Tool: "Bash", Args: map[string]any{"command": c},
+				Agent: "claude-code", Session: "s", Cwd: cwd}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fa := test.NewTempApp(t)
+		s := NewSettings(fa, d, t.Logf)
+		a := s.activity
+		a.load()
+		synctest.Wait()
+		s.uiLocker.Lock()
+		defer s.uiLocker.Unlock()
+		if len(a.records) != 3 || a.records[0].Subject != "git push" {
+			t.Fatalf("records newest first: %+v", a.records)
+		}
+		a.decision.SetSelected("deny")
+		for _, r := range a.shown {
+			if r.Decision != "deny" {
+				t.Errorf("filter deny shows %+v", r)
+			}
+		}
+		if len(a.shown) != 3 { // unattended: every ask is a deny
+			t.Errorf("%d denies shown", len(a.shown))
+		}
+		a.decision.SetSelected(allFilter)
+		a.tool.SetText("nope")
+		if len(a.shown) != 0 {
+			t.Errorf("tool filter: %d shown", len(a.shown))
+		}
+		d.Close()
+	})
+}
+
+func TestTrayMenuAndIcon(t *testing.T) {
+	for _, tt := range []struct {
+		in   trayInput
+		icon assets.TrayState
+	}{
+		{trayInput{mode: "ask", allowYolo: true}, assets.TrayIdle},
+		{trayInput{mode: "ask", pending: 2}, assets.TrayPending},
+		{trayInput{mode: "plan", paused: true, pausedWas: "accept_edits"}, assets.TrayPlan},
+		{trayInput{mode: "yolo", allowYolo: true}, assets.TrayYolo},
+		{trayInput{mode: "ask", configErr: "x"}, assets.TrayError},
+		{trayInput{mode: "yolo", configErr: "x", pending: 1}, assets.TrayPending},
+	} {
+		if got := iconState(tt.in); got != tt.icon {
+			t.Errorf("iconState(%+v) = %v, want %v", tt.in, got, tt.icon)
+		}
+	}
+	labels := func(in trayInput) []string {
+		var out []string
+		for _, it := range trayMenu(in, trayActions{}).Items {
+			l := it.Label
+			if it.Checked {
+				l += "*"
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	got := strings.Join(labels(trayInput{mode: "accept_edits", allowYolo: true, pending: 3}), "|")
+	if got != "Ask|Accept edits*|Plan|YOLO (allow everything)||Pending approvals (3)|Settings...|Activity...|Pause all agents||Quit" {
+		t.Errorf("menu: %s", got)
+	}
+	got = strings.Join(labels(trayInput{mode: "plan", paused: true, pausedWas: "accept_edits"}), "|")
+	if got != "Ask|Accept edits|Plan*||Pending approvals (0)|Settings...|Activity...|Resume agents (back to Accept edits)||Quit" {
+		t.Errorf("menu, paused, yolo forbidden: %s", got)
+	}
+}
+
+func TestTrayModeAndPause(t *testing.T) {
+	d := newTestDaemon(t, handConfig)
+	if err := setMode(d, "accept_edits"); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _ := d.Config(); cfg.Auto.Mode != "accept_edits" || d.Policy().Mode().String() != "accept_edits" {
+		t.Errorf("mode in force: %s", cfg.Auto.Mode)
+	}
+	wantComments(t, readConfig(t, d))
+	if err := pause(d); err != nil {
+		t.Fatal(err)
+	}
+	in := readTray(d)
+	if in.mode != "plan" || !in.paused || in.pausedWas != "accept_edits" || iconState(in) != assets.TrayPlan {
+		t.Errorf("paused: %+v", in)
+	}
+	if err := resume(d); err != nil {
+		t.Fatal(err)
+	}
+	if in := readTray(d); in.mode != "accept_edits" || in.paused {
+		t.Errorf("resumed: %+v", in)
+	}
+	wantComments(t, readConfig(t, d))
+	if cfg, _ := d.Config(); policy.DefaultConfig().Auto.Mode == cfg.Auto.Mode {
+		t.Errorf("mode back to the default instead of the one before the pause")
+	}
+}
+
+// TestDesktopFollowsEvents: the tray's state follows the daemon's event
+// stream (pushed, not polled): a call that asks shows as pending, and the
+// answer clears it.
+func TestDesktopFollowsEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newTestDaemon(t, "")
+		fa := test.NewTempApp(t)
+		u := NewDesktop(fa, d, DesktopOptions{Logf: t.Logf})
+		d.SetPrompter(u.Prompter, "tray")
+		ctx, cancel := context.WithCancel(t.Context())
+		watched := make(chan struct{})
+		go func() { u.Watch(ctx); close(watched) }()
+		synctest.Wait()
+		pending := func() int {
+			var n int
+			onUI(u.Prompter, func() { n = u.last.pending })
+			return n
+		}
+		if pending() != 0 {
+			t.Fatalf("pending at start: %d", pending())
+		}
+		done := make(chan struct{})
+		go func() {
+			d.Decide(t.Context(), decideReq(t.TempDir(), "rm -rf build"))
+			close(done)
+		}()
+		synctest.Wait()
+		if pending() != 1 {
+			t.Fatalf("pending after a call asked: %d", pending())
+		}
+		onUI(u.Prompter, func() { test.Tap(u.Prompter.popup.deny) })
+		<-done
+		synctest.Wait()
+		if pending() != 0 {
+			t.Fatalf("pending after the answer: %d", pending())
+		}
+		// The settings panel is built on first use, then follows events too.
+		if u.settings.Load() != nil {
+			t.Error("the settings panel was built before it was opened")
+		}
+		cancel()
+		<-watched
+		u.Prompter.Close()
+		d.Close()
+	})
+}
