@@ -195,14 +195,20 @@ func sandboxOptions(cfg *policy.Config, p Paths, home, work string) sandbox.Opti
 	}
 }
 
-// cliBinary is the agate binary the Landlock launcher re-executes:
-// agate-cli beside this one when there is one (it starts without loading
-// a GUI), else this binary. "" lets the sandbox use os.Executable.
+// cliBinary is the agate binary the Landlock launcher re-executes: for
+// the desktop build (named agate), the command-line build beside it when
+// there is one, since it starts without loading a GUI; else this binary.
+// "" lets the sandbox use os.Executable.
 func cliBinary() string {
-	if p, ok := api.SiblingBinary("agate-cli"); ok {
-		return p
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
 	}
-	exe, _ := os.Executable()
+	if strings.TrimSuffix(filepath.Base(exe), ".exe") == "agate" {
+		if p, ok := api.SiblingBinary("agate-cli"); ok {
+			return p
+		}
+	}
 	return exe
 }
 
