@@ -13,7 +13,8 @@ func shellQuote(s string) (string, error) {
 	if strings.IndexByte(s, 0) >= 0 {
 		return "", errors.New("a NUL byte cannot be in a shell word")
 	}
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+	// A leading '=' is zsh's command-path expansion (=ls is /bin/ls): quote it.
+	if s != "" && s[0] != '=' && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
 		return s, nil
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'", nil
