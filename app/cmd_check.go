@@ -73,7 +73,7 @@ func cmdCheck(ctx context.Context, e *Env, args []string) error {
 	r := &policy.Request{
 		Tool: tool, Args: callArgs, Agent: *agent, Cwd: *cwd,
 		Interactive: !*unattended, Tainted: *tainted,
-		Grants: grants.For(*agent), Resolve: resolvePath,
+		Grants: grants.For(*agent), Resolve: resolvePath, Glob: globPaths,
 	}
 	d := pol.Decide(r)
 	if *asJSON {

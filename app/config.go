@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 
 	"github.com/agatehq/agate/policy"
 )
@@ -67,7 +69,8 @@ func loadConfig(p Paths) (*policy.Config, error) {
 // policyOptions are the machine's facts a policy is compiled with.
 func policyOptions(p Paths) policy.Options {
 	home, _ := homeDir()
-	o := policy.Options{Home: home, ConfigDir: p.ConfigDir(), StateDir: p.State, Resolve: resolvePath}
+	o := policy.Options{Home: home, ConfigDir: p.ConfigDir(), StateDir: p.State, Resolve: resolvePath,
+		FoldCase: runtime.GOOS == "darwin" || runtime.GOOS == "windows"}
 	if exe, err := os.Executable(); err == nil {
 		o.Self = append(o.Self, exe)
 		if r, err := filepath.EvalSymlinks(exe); err == nil && r != exe {
@@ -77,10 +80,53 @@ func policyOptions(p Paths) policy.Options {
 	return o
 }
 
+// maxGlob bounds how many paths one glob in a command is expanded to.
+const maxGlob = 1000
+
+// globPaths expands a glob from a shell command as the shell would, for
+// the policy's secret-read check: a leading dot is matched only by a
+// pattern that starts with one.
+func globPaths(pattern string) []string {
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil
+	}
+	dotted := strings.HasPrefix(filepath.Base(pattern), ".")
+	out := make([]string, 0, min(len(matches), maxGlob))
+	for _, m := range matches {
+		if !dotted && strings.HasPrefix(filepath.Base(m), ".") {
+			continue
+		}
+		out = append(out, m)
+		if len(out) == maxGlob {
+			break
+		}
+	}
+	return out
+}
+
 // resolvePath returns the real path of an absolute path, following
 // symlinks in the longest part of it that exists (the rest may not exist
 // yet: a file about to be written).
 func resolvePath(p string) string {
+	return resolveDepth(p, 0)
+}
+
+func resolveDepth(p string, depth int) string {
+	// A link that points nowhere yet still says where a write through it
+	// would land.
+	if depth < 8 {
+		if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			if _, err := os.Stat(p); err != nil {
+				if target, err := os.Readlink(p); err == nil {
+					if !filepath.IsAbs(target) {
+						target = filepath.Join(filepath.Dir(p), target)
+					}
+					return resolveDepth(filepath.Clean(target), depth+1)
+				}
+			}
+		}
+	}
 	dir, rest := p, ""
 	for {
 		if r, err := filepath.EvalSymlinks(dir); err == nil {

@@ -273,6 +273,7 @@ func (d *Daemon) Decide(ctx context.Context, r *DecideRequest) (*DecideResponse,
 		RunGrants:   snap.runGrants,
 		Resolve:     resolvePath,
 		Secrets:     d.knownSecrets(),
+		Glob:        globPaths,
 	}
 	dec := pol.Decide(preq)
 	if dec.Risks.Has(policy.Secret) {

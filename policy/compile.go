@@ -14,6 +14,9 @@ type Options struct {
 	ConfigDir string   // agate's config folder: writes to it ask
 	StateDir  string   // agate's state folder: writes ask, and its key store is a secret path
 	Self      []string // paths agate's binaries run under: running them from a shell is a guardrail
+	// FoldCase matches protected and secret paths without regard to case,
+	// as the file systems of macOS and Windows name files.
+	FoldCase bool
 	// Resolve turns an absolute path into its real path (following
 	// symlinks); nil means paths are only cleaned. It is used on
 	// trusted_dirs, so that a trusted dir reached through a symlink still
@@ -24,22 +27,23 @@ type Options struct {
 // Policy is a compiled, immutable policy: safe for concurrent use, and
 // swapped whole when the config changes.
 type Policy struct {
-	cfg         *Config
-	opts        Options
-	mode        Mode
-	autoApprove map[string]bool
-	hardDeny    *ruleIndex
-	rules       *ruleIndex
-	trusted     []trustedDir
-	domains     []trustedDomain
-	protected   pathSet
-	secretReads pathSet
-	disabled    map[string]bool // categories switched off
-	agents      map[string]*agentPolicy
-	catalog     *Catalog
-	overlay     string // the overlay merged in, if any
-	floor       Mode   // the overlay's mode: no agent runs looser than this
-	problems    []*ConfigError
+	cfg          *Config
+	opts         Options
+	mode         Mode
+	autoApprove  map[string]bool
+	hardDeny     *ruleIndex
+	rules        *ruleIndex
+	projectRules *ruleIndex // an overlay's deny and ask rules; nil without one
+	trusted      []trustedDir
+	domains      []trustedDomain
+	protected    pathSet
+	secretReads  pathSet
+	disabled     map[string]bool // categories switched off
+	agents       map[string]*agentPolicy
+	catalog      *Catalog
+	overlay      string // the overlay merged in, if any
+	floor        Mode   // the overlay's mode: no agent runs looser than this
+	problems     []*ConfigError
 }
 
 type trustedDir struct {

@@ -7,6 +7,25 @@ import (
 	"strings"
 )
 
+// escapeGlob makes a tool name a glob that matches only itself: a tool
+// named "*" must not be granted as every tool.
+func escapeGlob(name string) string {
+	if !strings.ContainsAny(name, "*?[") {
+		return name
+	}
+	var b strings.Builder
+	for _, r := range name {
+		if r == '*' || r == '?' || r == '[' {
+			b.WriteByte('[')
+			b.WriteRune(r)
+			b.WriteByte(']')
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // call is what Decide learns about a request before consulting the layers.
 type call struct {
 	pol      *Policy
@@ -37,7 +56,7 @@ func (p *Policy) Decide(r *Request) Decision {
 	d := p.decide(c)
 	d.Tool, d.Category, d.Risks, d.Tainted = r.Tool, c.t.category, c.risks, r.Tainted
 	if d.Verdict == Ask {
-		g := Grant{Tool: c.t.name, Risks: c.risks.Without(Risks(Secret))}
+		g := Grant{Tool: escapeGlob(c.t.name), Risks: c.risks.Without(Risks(Secret))}
 		if c.t.known && c.t.canonical != "" && !strings.ContainsAny(c.t.canonical, "*?[") {
 			g.Tool = c.t.canonical
 		}
@@ -74,41 +93,58 @@ func (p *Policy) decide(c *call) Decision {
 		return Decision{Verdict: Deny, Layer: LayerTools,
 			Reason: fmt.Sprintf("the %s category is switched off in [tools]", c.t.category)}
 	}
-	// 3. Mode.
+	// 3. Mode. A command agate cannot read is not waved through by yolo:
+	// its guardrails could not be checked.
 	acts := c.acts()
-	switch mode {
-	case ModeYolo:
-		return Decision{Verdict: Allow, Layer: LayerMode, Reason: "mode is yolo: every call allows"}
-	case ModePlan:
-		if acts {
-			return Decision{Verdict: Deny, Layer: LayerMode, Reason: "mode is plan: calls that act are denied"}
-		}
-	}
-	if c.err != nil {
+	switch {
+	case mode == ModePlan && acts:
+		return Decision{Verdict: Deny, Layer: LayerMode, Reason: "mode is plan: calls that act are denied"}
+	case c.err != nil:
 		return Decision{Verdict: Ask, Layer: LayerParse, Reason: c.err.Error()}
+	case mode == ModeYolo:
+		return Decision{Verdict: Allow, Layer: LayerMode, Reason: "mode is yolo: every call allows"}
 	}
-	// 4. Rules, first match wins.
+	// 4. Rules, first match wins. An allow rule names a command; for a
+	// shell call it does not also allow writing a protected path.
 	if d, ok := p.matchRules(c); ok {
+		if d.Verdict == Allow && c.shell != nil {
+			if w, ref, ok := p.protectedWrite(c); ok {
+				return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
+					Reason: fmt.Sprintf("rule %s allows the command, but it writes %s, a protected path", d.Rule.String(), w)}
+			}
+		}
 		return d
 	}
 	// 5. Protected paths, secret reads, credentials in the arguments.
-	for _, w := range c.writes {
-		if ref, ok := p.protected.match(w); ok {
-			return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
-				Reason: fmt.Sprintf("it writes %s, a protected path (%s)", w, ref.String())}
-		}
+	if w, ref, ok := p.protectedWrite(c); ok {
+		return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
+			Reason: fmt.Sprintf("it writes %s, a protected path (%s)", w, ref.String())}
 	}
 	for _, rd := range c.reads {
 		if ref, ok := p.secretReads.match(rd); ok {
 			return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
 				Reason: fmt.Sprintf("it reads %s, which holds secrets (%s)", rd, ref.String())}
 		}
+		if !strings.ContainsAny(rd, "*?[") {
+			continue
+		}
+		if r.Glob != nil {
+			for _, m := range r.Glob(rd) {
+				if ref, ok := p.secretReads.match(m); ok {
+					return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
+						Reason: fmt.Sprintf("it reads %s, which names %s, a file that holds secrets (%s)", rd, m, ref.String())}
+				}
+			}
+		} else if ref, ok := p.secretReads.matchGlob(rd); ok {
+			return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
+				Reason: fmt.Sprintf("it reads %s, which may name files that hold secrets (%s)", rd, ref.String())}
+		}
 	}
 	if c.risks.Has(Secret) {
 		return Decision{Verdict: Ask, Layer: LayerProtected, Reason: "its arguments carry a " + c.secret}
 	}
 	if mode == ModeManual {
-		if !acts {
+		if !acts && !withdrawn {
 			return Decision{Verdict: Allow, Layer: LayerRisk, Reason: "read-only call"}
 		}
 		return Decision{Verdict: Ask, Layer: LayerMode, Reason: "mode is manual: every call that acts asks"}
@@ -218,6 +254,16 @@ func (p *Policy) decide(c *call) Decision {
 	return Decision{Verdict: Ask, Layer: LayerDefault, Reason: fmt.Sprintf("nothing pre-approves %s (%s)", c.t.name, c.t.category)}
 }
 
+// protectedWrite returns the first protected path the call writes.
+func (p *Policy) protectedWrite(c *call) (string, *RuleRef, bool) {
+	for _, w := range c.writes {
+		if ref, ok := p.protected.match(w); ok {
+			return w, ref, true
+		}
+	}
+	return "", nil, false
+}
+
 // describeRisks says what the risks mean, for a reason.
 func describeRisks(r Risks) string {
 	var parts []string
@@ -312,10 +358,28 @@ func (p *Policy) trustedDomainFor(host string) *RuleRef {
 // run for each simple command: any deny or ask wins (the first such rule
 // in order), and allow needs every simple command covered.
 func (p *Policy) matchRules(c *call) (Decision, bool) {
-	idx := p.rules.forTool(&c.t)
+	d, ok := p.matchRuleList(c, p.rules)
+	if p.projectRules == nil {
+		return d, ok
+	}
+	// A project's rules (deny and ask only) can make the answer stricter,
+	// never looser: the stricter of the two stands.
+	pd, pok := p.matchRuleList(c, p.projectRules)
+	switch {
+	case !pok:
+		return d, ok
+	case !ok || pd.Verdict < d.Verdict:
+		return pd, true
+	}
+	return d, ok
+}
+
+// matchRuleList runs one first-match rule list.
+func (p *Policy) matchRuleList(c *call, rules *ruleIndex) (Decision, bool) {
+	idx := rules.forTool(&c.t)
 	if c.shell == nil || len(c.shell.cmds) <= 1 {
 		for _, i := range idx {
-			ru := &p.rules.rules[i]
+			ru := &rules.rules[i]
 			if m, what := p.ruleMatches(ru, c); m {
 				return Decision{Verdict: ru.verdict, Layer: LayerRule, Rule: &ru.ref,
 					Reason: fmt.Sprintf("rule %s matched %s", ru.ref.String(), what)}, true
@@ -326,7 +390,7 @@ func (p *Policy) matchRules(c *call) (Decision, bool) {
 	// Compound command: the earliest deny/ask rule matching the whole
 	// command or any part of it wins.
 	for _, i := range idx {
-		ru := &p.rules.rules[i]
+		ru := &rules.rules[i]
 		if ru.verdict == Allow {
 			continue
 		}
@@ -339,7 +403,7 @@ func (p *Policy) matchRules(c *call) (Decision, bool) {
 				Reason: fmt.Sprintf("rule %s matched the command", ru.ref.String())}, true
 		}
 		for _, sc := range c.shell.cmds {
-			if ru.arg.match(sc.text) || ru.arg.match(sc.stripped) {
+			if denyMatches(ru.arg, &sc) {
 				// This rule denies or asks for one part; but an earlier allow
 				// rule does not save the whole, so the first deny/ask wins.
 				return Decision{Verdict: ru.verdict, Layer: LayerRule, Rule: &ru.ref,
@@ -353,8 +417,8 @@ func (p *Policy) matchRules(c *call) (Decision, bool) {
 	for _, sc := range c.shell.cmds {
 		covered := false
 		for _, i := range idx {
-			ru := &p.rules.rules[i]
-			if ru.arg == nil || ru.arg.match(sc.text) {
+			ru := &rules.rules[i]
+			if ru.arg == nil || (ru.verdict == Allow && ru.arg.match(sc.plain)) || (ru.verdict != Allow && denyMatches(ru.arg, &sc)) {
 				if ru.verdict == Allow {
 					covered = true
 					if first == nil {
@@ -375,6 +439,13 @@ func (p *Policy) matchRules(c *call) (Decision, bool) {
 		Reason: fmt.Sprintf("allow rules cover every command (%s, ...)", first.ref.String())}, true
 }
 
+// denyMatches reports whether a deny or ask rule's argument glob matches a
+// simple command in any of its forms: as written, without its wrappers,
+// with its program's path cut to the base name (/bin/rm is rm).
+func denyMatches(g *glob, sc *simpleCmd) bool {
+	return g.match(sc.text) || g.match(sc.stripped) || (sc.based != "" && g.match(sc.based)) || g.match(sc.plain)
+}
+
 // ruleMatches reports whether a rule matches a non-compound call, and
 // what it matched, for the reason.
 // The rule's tool glob is known to match (see ruleIndex).
@@ -387,7 +458,7 @@ func (p *Policy) ruleMatches(ru *rule, c *call) (bool, string) {
 			return true, fmt.Sprintf("%q", c.command)
 		}
 		for _, sc := range c.shell.cmds {
-			if ru.arg.match(sc.text) || (ru.verdict != Allow && ru.arg.match(sc.stripped)) {
+			if (ru.verdict == Allow && ru.arg.match(sc.plain)) || (ru.verdict != Allow && denyMatches(ru.arg, &sc)) {
 				return true, fmt.Sprintf("%q", sc.text)
 			}
 		}
@@ -546,9 +617,30 @@ func (p *Policy) analyseCommand(c *call) {
 	}
 	// A command whose only effect is writing files, all literal and in the
 	// project, is an edit like a file tool's.
-	if c.risks == Risks(Writes) && !sa.dynWrite && len(c.writes) > 0 && c.contained() {
+	if c.risks == Risks(Writes) && !sa.dynWrite && len(c.writes) > 0 && editOnly(sa.cmds) && c.contained() {
 		c.edit, c.category = true, "fs"
 	}
+}
+
+// editCmds are the commands that only produce text or write the files
+// they name: a shell call made of these alone is an edit like a file
+// tool's. Any other command in it (a build, a script) makes it a shell
+// call like any other.
+var editCmds = map[string]bool{
+	"echo": true, "printf": true, "cat": true, "tee": true, "touch": true, "mkdir": true, "sed": true,
+	"cp": true, "mv": true, "install": true, "chmod": true, "truncate": true, "true": true, ":": true,
+	"sort": true, "uniq": true, "cut": true, "tr": true, "head": true, "tail": true, "date": true,
+}
+
+// editOnly reports whether every command of a shell call is an edit
+// command, run without wrappers.
+func editOnly(cmds []simpleCmd) bool {
+	for i := range cmds {
+		if !editCmds[cmds[i].name] || len(cmds[i].wrappers) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // abs makes a path from the call absolute and resolved.

@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// emptyDir makes globs name nothing, as in a folder with no match.
+func emptyDir(r *Request) { r.Glob = func(string) []string { return nil } }
+
 // TestDecide pins the layers: each row is one call under one config, with
 // the verdict and the layer that must decide it.
 func TestDecide(t *testing.T) {
@@ -83,7 +86,12 @@ trusted_domains = ["docs.python.org"]
 		{name: "guard in cmd subst", tool: "Bash", args: `{"command":"echo $(rm -rf /)"}`, want: Deny, layer: LayerGuardrail},
 		{name: "guard find delete root", tool: "Bash", args: `{"command":"find / -name x -delete"}`, want: Deny, layer: LayerGuardrail},
 		{name: "guard rm star in home", tool: "Bash", args: `{"command":"rm -rf *"}`, mod: func(r *Request) { r.Cwd = testHome }, want: Deny, layer: LayerGuardrail},
-		{name: "rm star in project asks", tool: "Bash", args: `{"command":"rm -rf *"}`, want: Ask, layer: LayerRisk},
+		{name: "rm star in project asks", tool: "Bash", args: `{"command":"rm -rf *"}`, mod: emptyDir, want: Ask, layer: LayerRisk},
+		{name: "a glob that could name a key asks", tool: "Bash", args: `{"command":"grep x *"}`, want: Ask, layer: LayerProtected},
+		{name: "a glob that names nothing secret", tool: "Bash", args: `{"command":"grep x *"}`, mod: emptyDir, want: Allow, layer: LayerRisk},
+		{name: "a glob that names .env", tool: "Bash", args: `{"command":"cat .e*"}`, mod: func(r *Request) {
+			r.Glob = func(string) []string { return []string{"/home/u/proj/.env"} }
+		}, want: Ask, layer: LayerProtected},
 
 		// [tools] switched off.
 		{name: "tools off denies", config: "[tools]\nweb = false", tool: "WebFetch", args: `{"url":"https://docs.python.org"}`, want: Deny, layer: LayerTools},
@@ -131,7 +139,7 @@ trusted_domains = ["docs.python.org"]
 		{name: "secret read env", tool: "Read", args: `{"file_path":".env"}`, want: Ask, layer: LayerProtected},
 		{name: "secret read via cat", tool: "Bash", args: `{"command":"cat ~/.ssh/id_ed25519"}`, want: Ask, layer: LayerProtected},
 		{name: "secret read keystore", tool: "Bash", args: `{"command":"cp ~/.local/state/agate/keys.json x"}`, want: Ask, layer: LayerProtected},
-		{name: "public key read fine", tool: "Read", args: `{"file_path":"/home/u/.ssh/id_rsa.pub"}`, want: Allow, layer: LayerAutoApprove},
+		{name: "anything in .ssh asks", tool: "Read", args: `{"file_path":"/home/u/.ssh/id_rsa.pub"}`, want: Ask, layer: LayerProtected},
 		{name: "credential in write", tool: "Write", args: `{"file_path":"cfg.py","content":"KEY = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD'"}`, want: Ask, layer: LayerProtected},
 		{name: "credential in shell", tool: "Bash", args: `{"command":"curl -H 'Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789' x"}`, want: Ask, layer: LayerProtected},
 

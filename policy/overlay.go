@@ -191,9 +191,13 @@ func (p *Policy) WithOverlay(o *Overlay) *Policy {
 		q.mode = Stricter(p.mode, *o.mode)
 		q.floor = Stricter(p.floor, *o.mode)
 	}
-	// Deny and ask rules go first, so no rule of the person's can allow
-	// what the project denies.
-	q.rules = newRuleIndex(append(append([]rule(nil), o.rules...), p.rules.rules...))
+	// The project's deny and ask rules are a list of their own: the
+	// stricter of its answer and the person's stands (see matchRules).
+	var pr []rule
+	if p.projectRules != nil {
+		pr = append(pr, p.projectRules.rules...)
+	}
+	q.projectRules = newRuleIndex(append(pr, o.rules...))
 	q.hardDeny = newRuleIndex(append(append([]rule(nil), p.hardDeny.rules...), o.hardDeny...))
 	q.protected = p.protected.clone()
 	for i, s := range o.protected {

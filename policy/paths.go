@@ -115,8 +115,9 @@ var defaultProtected = []string{
 	".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".config/fish/",
 	"*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", ".ssh/", ".gnupg/",
 	".aws/", ".kube/", ".docker/config.json",
-	// agents' and editors' own settings, hooks, commands and tasks
-	".claude/", ".gemini/", ".cursor/", ".codex/", ".vscode/", ".idea/", ".mcp.json",
+	// agents' and editors' own settings, hooks, commands and tasks, and
+	// agate's own per-project overlay
+	".claude/", ".gemini/", ".cursor/", ".codex/", ".vscode/", ".idea/", ".mcp.json", ".agate.toml",
 	// git runs hooks and obeys its config
 	".git/hooks/", ".git/config",
 }
@@ -125,7 +126,7 @@ var defaultProtected = []string{
 var defaultSecretReads = []string{
 	".env", ".env.*", ".npmrc", ".pypirc", ".netrc", ".git-credentials", "*.pem", "*.key",
 	"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
-	".aws/credentials", ".docker/config.json", ".kube/config", ".gnupg/",
+	".aws/credentials", ".docker/config.json", ".kube/config", ".gnupg/", ".ssh/",
 }
 
 // pathSet is a compiled list of path patterns. Literal base names (most
@@ -135,9 +136,14 @@ type pathSet struct {
 	src     []RuleRef // where each pattern came from
 	litBase map[string]int
 	others  []int
+	fold    bool // match case-insensitively (macOS, Windows)
 }
 
 func (s *pathSet) add(p string, ref RuleRef, o Options) error {
+	s.fold = o.FoldCase
+	if o.FoldCase {
+		p = strings.ToLower(p)
+	}
 	pp, err := compilePathPattern(p, o)
 	if err != nil {
 		return err
@@ -164,6 +170,7 @@ func (s *pathSet) clone() pathSet {
 		pats:   append([]pathPattern(nil), s.pats...),
 		src:    append([]RuleRef(nil), s.src...),
 		others: append([]int(nil), s.others...),
+		fold:   s.fold,
 	}
 	if s.litBase != nil {
 		c.litBase = make(map[string]int, len(s.litBase))
@@ -176,6 +183,9 @@ func (s *pathSet) clone() pathSet {
 
 // match returns the first pattern covering the absolute path p.
 func (s *pathSet) match(p string) (*RuleRef, bool) {
+	if s.fold {
+		p = strings.ToLower(p)
+	}
 	best := len(s.pats)
 	base := p[strings.LastIndexByte(p, '/')+1:]
 	if i, ok := s.litBase[base]; ok {
@@ -194,6 +204,46 @@ func (s *pathSet) match(p string) (*RuleRef, bool) {
 		return nil, false
 	}
 	return &s.src[best], true
+}
+
+// sensitiveNames are names a glob in a path is tried against, besides
+// the set's own literal names: a word like ~/.ss?/* or .e* may name them.
+var sensitiveNames = []string{".env", ".env.local", ".ssh", ".gnupg", ".aws", ".kube", ".docker", "id_rsa",
+	"id_ed25519", "id_ecdsa", "id_dsa", "credentials", "config.json", "x.pem", "x.key", "keys.json", ".git"}
+
+// matchGlob returns a pattern covering some path the glob p could name: each
+// component with a glob character is tried as each sensitive name.
+func (s *pathSet) matchGlob(p string) (*RuleRef, bool) {
+	if !strings.ContainsAny(p, "*?[") {
+		return nil, false
+	}
+	parts := strings.Split(p, "/")
+	names := append([]string(nil), sensitiveNames...)
+	for n := range s.litBase {
+		names = append(names, n)
+	}
+	for i, part := range parts {
+		if !strings.ContainsAny(part, "*?[") {
+			continue
+		}
+		for _, n := range names {
+			// As the shell globs: a leading dot is matched only by a
+			// pattern that starts with one.
+			if (strings.HasPrefix(n, ".") && !strings.HasPrefix(part, ".")) || !wildMatch(part, n) {
+				continue
+			}
+			try := append(append(append([]string(nil), parts[:i]...), n), parts[i+1:]...)
+			cand := strings.Join(try, "/")
+			if ref, ok := s.match(cand); ok {
+				return ref, true
+			}
+			// A glob for a folder may reach a secret below it.
+			if ref, ok := s.match(cand + "/id_rsa"); ok {
+				return ref, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // absPath makes p absolute: "~" expands to home, a relative path joins cwd,

@@ -38,6 +38,11 @@ type Request struct {
 	// Secrets tells whether a string holds the value of a secret agate
 	// keeps; nil means agate holds none.
 	Secrets KnownSecrets
+	// Glob expands a shell glob (an absolute pattern) to the paths it
+	// names now, as the shell would; it is the caller's I/O. nil means a
+	// glob is judged by the names it could match: one that could name a
+	// secret file is a secret read.
+	Glob func(pattern string) []string
 }
 
 // KnownSecrets reports whether s contains the value of a secret agate holds.

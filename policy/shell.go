@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -29,7 +30,9 @@ var (
 // simpleCmd is one simple command found in a shell call.
 type simpleCmd struct {
 	text     string   // the words, resolved, and redirections, joined by spaces
+	plain    string   // the words alone, without redirections: what allow rules match
 	stripped string   // text without the wrappers (sudo, env, timeout, ...)
+	based    string   // stripped, with the command's path cut to its base name (/bin/rm -> rm)
 	name     string   // base name of the command run after the wrappers
 	args     []string // its arguments, resolved; a word with an expansion keeps its shape ("$HOME", "$(...)")
 	wrappers []string // the wrappers stripped, in order
@@ -39,9 +42,9 @@ type simpleCmd struct {
 type shellAnalysis struct {
 	cmds     []simpleCmd
 	risks    Risks
-	writes   []string // write targets, as written
+	writes   []string // write targets, absolute (relative ones against the folder at that point)
 	dynWrite bool     // some write target is not a literal
-	words    []string // every literal argument and read redirection, to spot secret reads
+	words    []string // every literal argument and read redirection, absolute, to spot secret reads
 	guard    string   // a guardrail tripped: why
 	err      error    // did not parse, or past a bound: the call asks
 	funcs    map[string]bool
@@ -112,8 +115,10 @@ func (sh *shellCtx) guard(why string) {
 	}
 }
 
-// stmt analyses a statement's redirections and, if it is a simple command,
-// the command.
+// stmt analyses a statement: its redirections, its assignments, and, if
+// it is a simple command, the command. A statement that is not a simple
+// command but redirects or assigns (`> f`, `export X=...`, `(( x ))`)
+// is recorded as a command of its own, so an allow rule must cover it too.
 func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
 	var redirs []string
 	stdinCode := false
@@ -130,42 +135,138 @@ func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
 			}
 			redirs = append(redirs, r.Op.String()+target)
 		case syntax.RdrIn:
-			if lit {
-				sh.a.words = append(sh.a.words, target)
-			}
+			sh.readWord(target, lit)
 			redirs = append(redirs, "< "+target)
 		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 			stdinCode = true
 		}
 	}
-	call, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 {
-		return
-	}
 	if len(sh.a.cmds) >= maxSimpleCmds {
 		sh.fail(errTooMany)
 		return
 	}
-	words := make([]string, len(call.Args))
-	lits := make([]bool, len(call.Args))
-	for i, w := range call.Args {
-		words[i], lits[i] = wordText(w)
+	switch cmd := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		sh.assigns(cmd.Assigns)
+		if len(cmd.Args) == 0 {
+			if len(redirs) > 0 || len(cmd.Assigns) > 0 {
+				sh.pseudo(src, st, redirs)
+			}
+			return
+		}
+		words, lits, globs, ok := sh.expandWords(cmd.Args)
+		if !ok {
+			return
+		}
+		sh.call(words, lits, globs, redirs, stdinCode, depth)
+	case *syntax.DeclClause:
+		sh.assigns(cmd.Args)
+		sh.pseudo(src, st, redirs)
+	case *syntax.ArithmCmd, *syntax.LetClause, *syntax.TestClause:
+		sh.pseudo(src, st, redirs)
+	default:
+		if len(redirs) > 0 {
+			sh.pseudo(src, st, redirs)
+		}
 	}
-	sh.call(words, lits, redirs, stdinCode, depth)
 }
 
+// pseudo records a statement that is not a simple command as a command
+// with no name, its source text as its text.
+func (sh *shellCtx) pseudo(src string, st *syntax.Stmt, redirs []string) {
+	text := strings.TrimSpace(src[st.Pos().Offset():min(int(st.End().Offset()), len(src))])
+	if text == "" {
+		text = joinWords(nil, redirs)
+	}
+	sh.a.cmds = append(sh.a.cmds, simpleCmd{text: text, stripped: text, plain: text})
+}
+
+// dangerousVars are variables that make a program run other code: set
+// before a command, or exported, they are inline code.
+var dangerousVars = map[string]bool{
+	"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "EDITOR": true, "VISUAL": true, "GIT_EDITOR": true,
+	"GIT_SEQUENCE_EDITOR": true, "GIT_EXTERNAL_DIFF": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true,
+	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_EXEC_PATH": true, "GIT_CONFIG_PARAMETERS": true,
+	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG": true, "BASH_ENV": true, "ENV": true, "PS4": true,
+	"PROMPT_COMMAND": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true,
+	"DYLD_INSERT_LIBRARIES": true, "DYLD_LIBRARY_PATH": true, "PYTHONSTARTUP": true, "PYTHONPATH": true,
+	"NODE_OPTIONS": true, "PERL5OPT": true, "PERL5LIB": true, "RUBYOPT": true, "RUBYLIB": true,
+	"BROWSER": true, "SHELL": true, "PATH": true, "IFS": true, "CDPATH": true, "HISTFILE": true,
+	"LESSOPEN": true, "LESSCLOSE": true, "MAKEFLAGS": false,
+}
+
+// dangerousVar reports whether assigning name can make a program run code.
+func dangerousVar(name string) bool {
+	return dangerousVars[name] || strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "LD_") ||
+		strings.HasPrefix(name, "DYLD_") || strings.HasSuffix(name, "_COMMAND") || strings.HasSuffix(name, "_EDITOR")
+}
+
+// assigns notes variable assignments that can run code.
+func (sh *shellCtx) assigns(as []*syntax.Assign) {
+	for _, a := range as {
+		if a.Name != nil && dangerousVar(a.Name.Value) {
+			sh.a.risks = sh.a.risks.With(InlineCode)
+		}
+	}
+}
+
+// maxBraceWords bounds what one word's brace expansion may give.
+const maxBraceWords = 256
+
+// expandWords resolves a simple command's words, brace expansion applied
+// as bash does ({rm,-rf,/} is three words). globs says which words have an
+// unquoted glob character.
+func (sh *shellCtx) expandWords(args []*syntax.Word) (words []string, lits, globs []bool, ok bool) {
+	for _, w := range args {
+		// SplitBraces rewrites the word it is given: split a copy, the
+		// AST being walked must keep its parts.
+		if cp := (&syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}); syntax.SplitBraces(cp) {
+			w = cp
+			n := 0
+			for ew, err := range expand.BracesSeq(nil, w) {
+				if err != nil || n >= maxBraceWords {
+					sh.fail(fmt.Errorf("a brace expansion gives more than %d words", maxBraceWords))
+					return nil, nil, nil, false
+				}
+				s, lit := wordText(ew)
+				words, lits, globs = append(words, s), append(lits, lit), append(globs, hasGlob(ew))
+				n++
+			}
+			continue
+		}
+		s, lit := wordText(w)
+		words, lits, globs = append(words, s), append(lits, lit), append(globs, hasGlob(w))
+	}
+	return words, lits, globs, true
+}
+
+// hasGlob reports whether a word has an unquoted *, ? or [.
+func hasGlob(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[") {
+			return true
+		}
+	}
+	return false
+}
+
+// guardedNames are the commands a glob in command position is checked
+// against (/bin/r? -rf / runs rm).
+var guardedNames = []string{"rm", "rmdir", "shred", "mkfs", "mke2fs", "mkswap", "wipefs", "dd", "shutdown",
+	"reboot", "halt", "poweroff", "init", "telinit", "systemctl", "agate", "agate-cli", "find", "kill", "killall"}
+
 // call analyses one simple command given as words.
-func (sh *shellCtx) call(words []string, lits []bool, redirs []string, stdinCode bool, depth int) {
-	sc := simpleCmd{text: joinWords(words, redirs)}
+func (sh *shellCtx) call(words []string, lits, globs []bool, redirs []string, stdinCode bool, depth int) {
+	sc := simpleCmd{text: joinWords(words, redirs), plain: joinWords(words, nil)}
 	for i, w := range words {
-		if lits[i] && i > 0 {
-			sh.a.words = append(sh.a.words, w)
+		if i > 0 {
+			sh.readWord(w, lits[i] || strings.HasPrefix(w, "$HOME"))
 		}
 	}
 	// Strip wrappers.
 	i := 0
 	for i < len(words) {
-		if !lits[i] {
+		if !lits[i] || globs[i] {
 			break
 		}
 		name := path.Base(words[i])
@@ -177,7 +278,15 @@ func (sh *shellCtx) call(words []string, lits []bool, redirs []string, stdinCode
 		if w.elevated {
 			sh.a.risks = sh.a.risks.With(Elevated)
 		}
-		next, inline := w.skip(words, i+1)
+		if w.code {
+			sh.a.risks = sh.a.risks.With(InlineCode)
+		}
+		next, inline, assigned := w.skip(words, i+1)
+		for _, v := range assigned {
+			if dangerousVar(v) {
+				sh.a.risks = sh.a.risks.With(InlineCode)
+			}
+		}
 		if inline != "" {
 			// env -S "string", su -c "string": a command line in a string.
 			sh.parse(inline, depth+1)
@@ -189,17 +298,54 @@ func (sh *shellCtx) call(words []string, lits []bool, redirs []string, stdinCode
 		sh.a.cmds = append(sh.a.cmds, sc)
 		return
 	}
-	if !lits[i] {
-		// $CMD args: the command is not known until it runs.
+	if !lits[i] || globs[i] {
+		// $CMD args, or a glob: the command is not known until it runs.
 		sh.a.risks = sh.a.risks.With(InlineCode)
 		sc.name = words[i]
 		sh.a.cmds = append(sh.a.cmds, sc)
+		if globs[i] {
+			for _, name := range guardedNames {
+				if wildMatch(path.Base(words[i]), name) {
+					sh.classify(name, name, words[i+1:], lits[i+1:], stdinCode, depth)
+				}
+			}
+		}
 		return
 	}
 	sc.name = path.Base(words[i])
 	sc.args = words[i+1:]
+	sc.based = joinWords(append([]string{sc.name}, sc.args...), redirs)
 	sh.a.cmds = append(sh.a.cmds, sc)
 	sh.classify(words[i], sc.name, sc.args, lits[i+1:], stdinCode, depth)
+}
+
+// readWord records an argument that may name a file read, resolved
+// against the current folder ($HOME written as ~).
+func (sh *shellCtx) readWord(w string, lit bool) {
+	if !lit || w == "" || strings.HasPrefix(w, "-") {
+		return
+	}
+	if rest, ok := strings.CutPrefix(w, "$HOME"); ok {
+		w = "~" + rest
+	}
+	sh.a.words = append(sh.a.words, sh.abs(w))
+	// git show HEAD:.env, scp host:path: the part after a colon too.
+	if i := strings.IndexByte(w, ':'); i > 0 && i < len(w)-1 && !strings.Contains(w[:i], "/") {
+		sh.a.words = append(sh.a.words, sh.abs(w[i+1:]))
+	}
+}
+
+// abs makes a path from the command absolute against the folder the
+// command runs in at that point (a cd earlier in the line moves it); ""
+// when that folder is not known, or the path names another user's home.
+func (sh *shellCtx) abs(p string) string {
+	if strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/") {
+		return "" // ~user, ~+, ~-: not modelled
+	}
+	if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") && sh.cwd == "" {
+		return ""
+	}
+	return absPath(p, sh.cwd, sh.home)
 }
 
 // writeTarget records a redirection or command writing to target.
@@ -220,7 +366,11 @@ func (sh *shellCtx) writeTarget(target string, lit bool) {
 		sh.guard("writes onto the disk device " + target)
 	}
 	sh.a.risks = sh.a.risks.With(Writes)
-	sh.a.writes = append(sh.a.writes, target)
+	if a := sh.abs(target); a != "" {
+		sh.a.writes = append(sh.a.writes, a)
+	} else {
+		sh.a.dynWrite = true
+	}
 }
 
 // writesTo records the write targets among args (lits says which are
@@ -235,8 +385,12 @@ func (sh *shellCtx) writesTo(args []string, lits []bool) {
 func (sh *shellCtx) deletes(args []string, lits []bool) {
 	sh.a.risks = sh.a.risks.With(Deletes)
 	for i, t := range args {
+		a := ""
 		if lits[i] {
-			sh.a.writes = append(sh.a.writes, t)
+			a = sh.abs(t)
+		}
+		if a != "" {
+			sh.a.writes = append(sh.a.writes, a)
 		} else {
 			sh.a.dynWrite = true
 		}

@@ -20,7 +20,7 @@ var shellTests = []struct {
 	{cmd: "cat a | grep b | wc -l", names: []string{"cat", "grep", "wc"}},
 	{cmd: "rm -rf build", risks: Risks(Deletes), writes: []string{"build"}, names: []string{"rm"}},
 	{cmd: "ls && rm -rf build", risks: Risks(Deletes), writes: []string{"build"}, names: []string{"ls", "rm"}},
-	{cmd: "(cd sub; rm x)", risks: Risks(Deletes), writes: []string{"x"}},
+	{cmd: "(cd sub; rm x)", risks: Risks(Deletes), writes: []string{"sub/x"}},
 	{cmd: "echo $(rm -f x)", risks: Risks(Deletes), writes: []string{"x"}},
 	{cmd: "diff <(rm -f x) y", risks: Risks(Deletes), writes: []string{"x"}},
 	{cmd: "f() { rm -f x; }; f", risks: Risks(Deletes), writes: []string{"x"}},
@@ -147,8 +147,12 @@ func TestAnalyseShell(t *testing.T) {
 			if a.risks != tt.risks {
 				t.Errorf("risks = %s, want %s", a.risks, tt.risks)
 			}
-			if tt.writes != nil && !reflect.DeepEqual(a.writes, tt.writes) {
-				t.Errorf("writes = %q, want %q", a.writes, tt.writes)
+			var want []string
+			for _, w := range tt.writes {
+				want = append(want, absPath(w, testCwd, testHome))
+			}
+			if tt.writes != nil && !reflect.DeepEqual(a.writes, want) {
+				t.Errorf("writes = %q, want %q", a.writes, want)
 			}
 			if tt.names != nil {
 				var names []string

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -15,42 +16,59 @@ type wrapper struct {
 	positional int
 	// inlineOpt is an option whose argument is a whole command line (su -c, env -S)
 	inlineOpt string
+	// code: the wrapper itself runs code in ways the analyser cannot see
+	// (strace -e inject, systemd-run units): the call is inline code.
+	code bool
 }
 
 var wrappers = map[string]wrapper{
-	"sudo":       {elevated: true, withArg: "ugCDhprtUTc", longArg: []string{"--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--command-timeout", "--close-from"}},
-	"doas":       {elevated: true, withArg: "uC"},
-	"pkexec":     {elevated: true, longArg: []string{"--user"}},
-	"run0":       {elevated: true, longArg: []string{"--user", "--group", "--chdir", "--unit", "--property", "--description", "--slice", "--nice", "--setenv"}},
-	"su":         {elevated: true, withArg: "gGs", inlineOpt: "-c", longArg: []string{"--group", "--supp-group", "--shell", "--whitelist-environment"}},
-	"env":        {withArg: "uCS", inlineOpt: "-S", longArg: []string{"--unset", "--chdir", "--split-string"}},
-	"timeout":    {withArg: "sk", longArg: []string{"--signal", "--kill-after"}, positional: 1},
-	"nice":       {withArg: "n", longArg: []string{"--adjustment"}},
-	"nohup":      {},
-	"xargs":      {withArg: "aEeIiLlnPsd", longArg: []string{"--arg-file", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--delimiter", "--process-slot-var"}},
-	"command":    {},
-	"builtin":    {},
-	"exec":       {withArg: "a"},
-	"time":       {withArg: "fo", longArg: []string{"--format", "--output"}},
-	"stdbuf":     {withArg: "ioe", longArg: []string{"--input", "--output", "--error"}},
-	"setsid":     {},
-	"ionice":     {withArg: "cnpPuT", longArg: []string{"--class", "--classdata"}},
-	"taskset":    {positional: 1},
-	"unbuffer":   {},
-	"chronic":    {},
-	"caffeinate": {withArg: "tw"},
-	"flock":      {withArg: "wEc", positional: 1},
+	"sudo":        {elevated: true, withArg: "ugCDhprtUTc", longArg: []string{"--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--command-timeout", "--close-from"}},
+	"doas":        {elevated: true, withArg: "uC"},
+	"pkexec":      {elevated: true, longArg: []string{"--user"}},
+	"run0":        {elevated: true, longArg: []string{"--user", "--group", "--chdir", "--unit", "--property", "--description", "--slice", "--nice", "--setenv"}},
+	"su":          {elevated: true, withArg: "gGs", inlineOpt: "-c", longArg: []string{"--group", "--supp-group", "--shell", "--whitelist-environment"}},
+	"env":         {withArg: "uCS", inlineOpt: "-S", longArg: []string{"--unset", "--chdir", "--split-string"}},
+	"timeout":     {withArg: "sk", longArg: []string{"--signal", "--kill-after"}, positional: 1},
+	"nice":        {withArg: "n", longArg: []string{"--adjustment"}},
+	"nohup":       {},
+	"xargs":       {withArg: "aEeIiLlnPsd", longArg: []string{"--arg-file", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--delimiter", "--process-slot-var"}},
+	"command":     {},
+	"builtin":     {},
+	"exec":        {withArg: "a"},
+	"time":        {withArg: "fo", longArg: []string{"--format", "--output"}},
+	"stdbuf":      {withArg: "ioe", longArg: []string{"--input", "--output", "--error"}},
+	"setsid":      {},
+	"ionice":      {withArg: "cnpPuT", longArg: []string{"--class", "--classdata"}},
+	"taskset":     {positional: 1},
+	"unbuffer":    {},
+	"chronic":     {},
+	"caffeinate":  {withArg: "tw"},
+	"flock":       {withArg: "wE", inlineOpt: "-c", positional: 1},
+	"watch":       {withArg: "nd", longArg: []string{"--interval", "--differences"}},
+	"strace":      {withArg: "eoOpPsuSXIbaE", code: true},
+	"ltrace":      {withArg: "eoOpPsuSXIbaE", code: true},
+	"unshare":     {withArg: "SGRw", longArg: []string{"--setuid", "--setgid", "--root", "--wd"}},
+	"nsenter":     {withArg: "tSGrwa", elevated: true},
+	"chroot":      {elevated: true, positional: 1},
+	"systemd-run": {code: true, longArg: []string{"--unit", "--property", "--description", "--slice", "--uid", "--gid", "--nice", "--working-directory", "--setenv", "--on-calendar", "--on-active"}},
+	"busybox":     {},
+	"toybox":      {},
+	"firejail":    {},
+	"proxychains": {},
+	"torsocks":    {},
 }
 
-// skip returns the index of the command a wrapper runs, and the command
-// line given as an option's argument, if any.
-func (w wrapper) skip(words []string, i int) (int, string) {
+// skip returns the index of the command a wrapper runs, the command line
+// given as an option's argument, if any, and the variables it assigns
+// (env NAME=value).
+func (w wrapper) skip(words []string, i int) (int, string, []string) {
 	inline := ""
+	var assigned []string
 	for i < len(words) {
 		a := words[i]
 		switch {
 		case a == "--":
-			return i + 1, inline
+			return i + 1, inline, assigned
 		case strings.HasPrefix(a, "--"):
 			name, _, hasVal := strings.Cut(a, "=")
 			i++
@@ -81,15 +99,30 @@ func (w wrapper) skip(words []string, i int) (int, string) {
 			continue
 		case strings.Contains(a, "=") && isAssignment(a):
 			// env NAME=value
+			name, _, _ := strings.Cut(a, "=")
+			assigned = append(assigned, name)
 			i++
 			continue
 		}
 		break
 	}
-	for n := 0; n < w.positional && i < len(words); n++ {
+	if w.positional > 0 && i < len(words) {
+		// flock FILE -c CMD: options may follow the positional words too.
+		rest := w
+		rest.positional--
 		i++
+		return rest.skip2(words, i, inline, assigned)
 	}
-	return i, inline
+	return i, inline, assigned
+}
+
+// skip2 continues skip after a positional word, keeping what was found.
+func (w wrapper) skip2(words []string, i int, inline string, assigned []string) (int, string, []string) {
+	next, in2, as2 := w.skip(words, i)
+	if in2 != "" {
+		inline = in2
+	}
+	return next, inline, append(assigned, as2...)
 }
 
 func isNumber(s string) bool {
@@ -274,6 +307,52 @@ func (sh *shellCtx) classify(word, name string, args []string, lits []bool, stdi
 	}
 
 	switch name {
+	case "cd", "pushd", "chdir":
+		// Later relative paths are taken from the new folder; a folder not
+		// known until it runs makes them unknown.
+		target := "~"
+		lit := true
+		for j, x := range args {
+			if !strings.HasPrefix(x, "-") || x == "-" {
+				target, lit = x, lits[j]
+				break
+			}
+		}
+		switch {
+		case !lit || target == "-" || (strings.HasPrefix(target, "~") && target != "~" && !strings.HasPrefix(target, "~/")):
+			sh.cwd = ""
+		case sh.cwd != "" || strings.HasPrefix(target, "/") || strings.HasPrefix(target, "~"):
+			sh.cwd = absPath(target, sh.cwd, sh.home)
+		}
+		return
+	case "popd":
+		sh.cwd = ""
+		return
+	case "ln":
+		// A link redirects later writes through it: what they reach is
+		// not known from the text.
+		a.risks = a.risks.With(Writes)
+		a.dynWrite = true
+		return
+	case "gdb", "lldb", "vim", "vi", "nvim", "ex", "view", "emacs", "emacsclient", "parallel", "script",
+		"expect", "tmux", "screen", "at", "batch", "nohup.sh", "dtach", "socat":
+		// They run commands given to them (-ex, -c, :!, send-keys...).
+		a.risks = a.risks.With(InlineCode)
+		if name == "socat" {
+			a.risks = a.risks.With(Network)
+		}
+		return
+	case "sqlite3":
+		for _, x := range args {
+			if strings.Contains(x, ".shell") || strings.Contains(x, ".system") || strings.Contains(x, ".load") {
+				a.risks = a.risks.With(InlineCode)
+			}
+			if strings.Contains(x, ".output") || strings.Contains(x, ".once") || strings.Contains(x, ".backup") || strings.Contains(x, ".save") {
+				a.risks = a.risks.With(Writes)
+				a.dynWrite = true
+			}
+		}
+		return
 	case "eval":
 		for _, l := range lits {
 			if !l {
@@ -293,6 +372,10 @@ func (sh *shellCtx) classify(word, name string, args []string, lits []bool, stdi
 		return
 	case "sed":
 		flags, ops, opLits := split(args, lits, "ef")
+		if sedRunsOrWrites(args, flags, ops) {
+			a.risks = a.risks.With(InlineCode).With(Writes)
+			a.dynWrite = true
+		}
 		if hasFlag(flags, "i", "--in-place") {
 			// The first operand is the script unless -e or -f gave it.
 			if !hasFlag(flags, "ef", "--expression", "--file") && len(ops) > 0 {
@@ -549,7 +632,34 @@ func (sh *shellCtx) git(args []string, lits []bool) {
 	if i >= len(args) {
 		return
 	}
+	for _, x := range args[:i] {
+		if x == "-c" || strings.HasPrefix(x, "--config-env") || strings.HasPrefix(x, "--exec-path") {
+			// Config from the command line can set a pager, an alias to a
+			// shell command, hooks or an ssh command.
+			a.risks = a.risks.With(InlineCode)
+		}
+	}
 	sub, rest := args[i], args[i+1:]
+	for _, x := range rest {
+		switch {
+		case x == "--exec" || x == "-x" && sub == "rebase" || strings.HasPrefix(x, "--exec="),
+			strings.HasPrefix(x, "--open-files-in-pager"), x == "-O" && sub == "grep",
+			strings.HasPrefix(x, "--extcmd"), strings.HasPrefix(x, "--tool"), strings.HasPrefix(x, "--upload-pack"),
+			strings.HasPrefix(x, "--receive-pack"), strings.HasPrefix(x, "--exec-path"):
+			a.risks = a.risks.With(InlineCode)
+		case strings.HasPrefix(x, "--output=") || x == "--output" || (x == "-o" && (sub == "log" || sub == "diff" || sub == "show" || sub == "format-patch")):
+			a.risks = a.risks.With(Writes)
+			a.dynWrite = true
+		}
+	}
+	switch sub {
+	case "difftool", "mergetool", "filter-branch", "filter-repo":
+		a.risks = a.risks.With(InlineCode)
+	case "bisect":
+		if len(rest) > 0 && rest[0] == "run" {
+			a.risks = a.risks.With(InlineCode)
+		}
+	}
 	switch sub {
 	case "push", "pull", "fetch", "clone", "ls-remote", "archive", "request-pull", "send-email", "svn", "p4":
 		a.risks = a.risks.With(Network)
@@ -563,6 +673,9 @@ func (sh *shellCtx) git(args []string, lits []bool) {
 	case "submodule":
 		if len(rest) > 0 && (rest[0] == "update" || rest[0] == "add" || rest[0] == "sync" || rest[0] == "foreach") {
 			a.risks = a.risks.With(Network)
+		}
+		if len(rest) > 0 && rest[0] == "foreach" {
+			a.risks = a.risks.With(InlineCode)
 		}
 	case "remote":
 		if len(rest) > 0 && (rest[0] == "update" || rest[0] == "prune" || rest[0] == "show") {
@@ -671,7 +784,7 @@ func (sh *shellCtx) find(args []string, lits []bool, depth int) {
 						sub[k], subLits[k] = strings.TrimRight(roots[0], "/")+"/*", rootLits[0]
 					}
 				}
-				sh.call(sub, subLits, nil, false, depth)
+				sh.call(sub, subLits, make([]bool, len(sub)), nil, false, depth)
 			}
 			i = j
 		case "-fprint", "-fprintf", "-fprint0", "-fls":
@@ -742,6 +855,74 @@ func isDiskDevice(p string) bool {
 		if strings.HasPrefix(d, pre) && len(d) > len(pre)-1 {
 			return true
 		}
+	}
+	return false
+}
+
+// sedRunsOrWrites reports whether a sed script runs commands (the e
+// command, the s///e flag) or writes files (w, W, s///w).
+func sedRunsOrWrites(args, flags, ops []string) bool {
+	var scripts []string
+	for i := 0; i < len(args); i++ {
+		if (args[i] == "-e" || args[i] == "--expression") && i+1 < len(args) {
+			scripts = append(scripts, args[i+1])
+		} else if v, ok := strings.CutPrefix(args[i], "--expression="); ok {
+			scripts = append(scripts, v)
+		}
+	}
+	if len(scripts) == 0 && len(ops) > 0 && !hasFlag(flags, "f", "--file") {
+		scripts = append(scripts, ops[0])
+	}
+	if hasFlag(flags, "f", "--file") {
+		return true // a script from a file: not known
+	}
+	for _, sc := range scripts {
+		if sedSubstRunsOrWrites(sc) || sedCommand.MatchString(sc) {
+			return true
+		}
+	}
+	return false
+}
+
+// sedCommand matches e, w or W used as a command, after an optional
+// address.
+var sedCommand = regexp.MustCompile(`(?:^|[;\n{}])\s*(?:[0-9$,]+|/[^/]*/)?\s*!?\s*[ewW](?:\s|$|;)`)
+
+// sedSubstRunsOrWrites reports whether an s command in script has the e
+// or w flag: s/a/b/e runs the pattern space as a command, s/a/b/w f
+// writes f. Any delimiter, escapes honoured.
+func sedSubstRunsOrWrites(script string) bool {
+	for i := 0; i+1 < len(script); i++ {
+		if script[i] != 's' || (i > 0 && isTokenByte(script[i-1])) {
+			continue
+		}
+		d := script[i+1]
+		if d == '\\' || d == '\n' || d == ' ' || isTokenByte(d) {
+			continue
+		}
+		j, parts := i+2, 0
+		for j < len(script) && parts < 2 {
+			switch script[j] {
+			case '\\':
+				j++
+			case d:
+				parts++
+			}
+			j++
+		}
+		if parts < 2 {
+			continue
+		}
+		for ; j < len(script); j++ {
+			c := script[j]
+			if c == 'e' || c == 'w' || c == 'W' {
+				return true
+			}
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				break
+			}
+		}
+		i = j - 1
 	}
 	return false
 }
