@@ -443,7 +443,16 @@ func (p *Policy) matchRuleList(c *call, rules *ruleIndex) (Decision, bool) {
 // simple command in any of its forms: as written, without its wrappers,
 // with its program's path cut to the base name (/bin/rm is rm).
 func denyMatches(g *glob, sc *simpleCmd) bool {
-	return g.match(sc.text) || g.match(sc.stripped) || (sc.based != "" && g.match(sc.based)) || g.match(sc.plain)
+	if g.match(sc.text) {
+		return true
+	}
+	if sc.stripped != sc.text && g.match(sc.stripped) {
+		return true
+	}
+	if sc.based != "" && sc.based != sc.stripped && g.match(sc.based) {
+		return true
+	}
+	return sc.plain != sc.text && g.match(sc.plain)
 }
 
 // ruleMatches reports whether a rule matches a non-compound call, and
@@ -604,16 +613,24 @@ func (p *Policy) analyseCommand(c *call) {
 		return
 	}
 	c.risks = c.risks.Union(sa.risks)
+	// The analyser made its paths absolute against the folder each command
+	// ran in; only symlinks are left to resolve.
+	resolve := func(q string) string {
+		if r.Resolve != nil {
+			return r.Resolve(q)
+		}
+		return q
+	}
 	for _, w := range sa.writes {
-		q := p.abs(w, &Request{Cwd: c.cwd, Resolve: r.Resolve})
+		q := resolve(w)
 		c.writes = append(c.writes, q)
 		c.paths = append(c.paths, q)
 	}
 	for _, w := range sa.words {
-		if w == "" || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "\n") {
+		if w == "" || strings.ContainsAny(w, "\n") {
 			continue
 		}
-		c.reads = append(c.reads, p.abs(w, &Request{Cwd: c.cwd, Resolve: r.Resolve}))
+		c.reads = append(c.reads, resolve(w))
 	}
 	// A command whose only effect is writing files, all literal and in the
 	// project, is an edit like a file tool's.

@@ -217,27 +217,41 @@ const maxBraceWords = 256
 // as bash does ({rm,-rf,/} is three words). globs says which words have an
 // unquoted glob character.
 func (sh *shellCtx) expandWords(args []*syntax.Word) (words []string, lits, globs []bool, ok bool) {
+	words, lits, globs = make([]string, 0, len(args)), make([]bool, 0, len(args)), make([]bool, 0, len(args))
 	for _, w := range args {
-		// SplitBraces rewrites the word it is given: split a copy, the
-		// AST being walked must keep its parts.
-		if cp := (&syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}); syntax.SplitBraces(cp) {
-			w = cp
-			n := 0
-			for ew, err := range expand.BracesSeq(nil, w) {
-				if err != nil || n >= maxBraceWords {
-					sh.fail(fmt.Errorf("a brace expansion gives more than %d words", maxBraceWords))
-					return nil, nil, nil, false
+		if hasBrace(w) {
+			// SplitBraces rewrites the word it is given: split a copy, the
+			// AST being walked must keep its parts.
+			cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
+			if syntax.SplitBraces(cp) {
+				n := 0
+				for ew, err := range expand.BracesSeq(nil, cp) {
+					if err != nil || n >= maxBraceWords {
+						sh.fail(fmt.Errorf("a brace expansion gives more than %d words", maxBraceWords))
+						return nil, nil, nil, false
+					}
+					s, lit := wordText(ew)
+					words, lits, globs = append(words, s), append(lits, lit), append(globs, hasGlob(ew))
+					n++
 				}
-				s, lit := wordText(ew)
-				words, lits, globs = append(words, s), append(lits, lit), append(globs, hasGlob(ew))
-				n++
+				continue
 			}
-			continue
 		}
 		s, lit := wordText(w)
 		words, lits, globs = append(words, s), append(lits, lit), append(globs, hasGlob(w))
 	}
 	return words, lits, globs, true
+}
+
+// hasBrace reports whether a word has an unquoted {, which brace
+// expansion may act on.
+func hasBrace(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") {
+			return true
+		}
+	}
+	return false
 }
 
 // hasGlob reports whether a word has an unquoted *, ? or [.
@@ -257,7 +271,11 @@ var guardedNames = []string{"rm", "rmdir", "shred", "mkfs", "mke2fs", "mkswap", 
 
 // call analyses one simple command given as words.
 func (sh *shellCtx) call(words []string, lits, globs []bool, redirs []string, stdinCode bool, depth int) {
-	sc := simpleCmd{text: joinWords(words, redirs), plain: joinWords(words, nil)}
+	sc := simpleCmd{text: joinWords(words, redirs)}
+	sc.plain = sc.text
+	if len(redirs) > 0 {
+		sc.plain = joinWords(words, nil)
+	}
 	for i, w := range words {
 		if i > 0 {
 			sh.readWord(w, lits[i] || strings.HasPrefix(w, "$HOME"))
@@ -293,7 +311,10 @@ func (sh *shellCtx) call(words []string, lits, globs []bool, redirs []string, st
 		}
 		i = next
 	}
-	sc.stripped = joinWords(words[i:], redirs)
+	sc.stripped = sc.text
+	if i > 0 {
+		sc.stripped = joinWords(words[i:], redirs)
+	}
 	if i >= len(words) {
 		sh.a.cmds = append(sh.a.cmds, sc)
 		return
@@ -314,7 +335,10 @@ func (sh *shellCtx) call(words []string, lits, globs []bool, redirs []string, st
 	}
 	sc.name = path.Base(words[i])
 	sc.args = words[i+1:]
-	sc.based = joinWords(append([]string{sc.name}, sc.args...), redirs)
+	sc.based = sc.stripped
+	if words[i] != sc.name {
+		sc.based = joinWords(append([]string{sc.name}, sc.args...), redirs)
+	}
 	sh.a.cmds = append(sh.a.cmds, sc)
 	sh.classify(words[i], sc.name, sc.args, lits[i+1:], stdinCode, depth)
 }
