@@ -257,8 +257,24 @@ func lineHash(line []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// write appends a batch and syncs it; rotation happens between lines.
+// write appends a batch and syncs it; rotation happens between lines. On
+// a failure (a full disk) the file is cut back to where the batch began
+// and the sequence and chain are rolled back, so a failed write leaves
+// neither a torn line nor a gap: the calls it held are answered with the
+// error, and denied.
 func (w *auditWriter) write(batch []*auditReq) error {
+	seq, prev, size, f := w.seq, w.prev, w.size, w.f
+	err := w.writeBatch(batch)
+	if err != nil && w.f == f {
+		if terr := w.f.Truncate(size); terr == nil {
+			w.f.Seek(size, io.SeekStart)
+			w.seq, w.prev, w.size = seq, prev, size
+		}
+	}
+	return err
+}
+
+func (w *auditWriter) writeBatch(batch []*auditReq) error {
 	w.buf.Reset()
 	for _, r := range batch {
 		if w.size+int64(w.buf.Len()) > w.maxSize && w.maxSize > 0 {

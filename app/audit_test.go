@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,5 +124,40 @@ func TestAuditRedactsSecrets(t *testing.T) {
 	b, _ := os.ReadFile(p.AuditLog())
 	if strings.Contains(string(b), key) || !strings.Contains(string(b), "[REDACTED]") {
 		t.Fatalf("audit log holds the key or no redaction:\n%s", b)
+	}
+}
+
+// TestAuditFullDiskLeavesNoTornLine fills a small tmpfs: the write that
+// fails is cut back, so the log keeps its chain and every line it holds
+// was acknowledged.
+func TestAuditFullDiskLeavesNoTornLine(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	path := filepath.Join(dir, "audit.jsonl")
+	l, err := OpenAuditLog(path, 10<<20, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acked := 0
+	for i := 0; i < 10000; i++ {
+		err := l.Append(context.Background(), &AuditRecord{Event: "decision", Subject: fmt.Sprintf("%d %s", i, strings.Repeat("x", 700))})
+		if err != nil {
+			break
+		}
+		acked++
+	}
+	l.Close()
+	if acked == 0 || acked == 10000 {
+		t.Fatalf("%d appends acknowledged: the disk never filled", acked)
+	}
+	vr, err := VerifyAuditLog(path)
+	if err != nil || vr.Problem != "" || vr.Lines != acked {
+		t.Fatalf("after a full disk: %+v %v; %d acknowledged", vr, err, acked)
 	}
 }

@@ -261,7 +261,7 @@ func (d *Daemon) Decide(ctx context.Context, r *DecideRequest) (*DecideResponse,
 	}
 	now := time.Now()
 	st := d.state.Load()
-	pol := d.overlays.apply(st.pol, r.Cwd)
+	pol := d.overlays.forCall(st.pol, r.Cwd, r.Workspace)
 	snap := d.sessions.view(r.Agent, r.Session, r.Run, now)
 	prompter := d.prompter.Load()
 	attached := prompter != nil || d.hub.approvers() > 0
@@ -360,7 +360,6 @@ func (d *Daemon) ask(ctx context.Context, r *DecideRequest, snap snapshot, pol *
 	if o.Verdict == policy.Allow {
 		resp.Decision, resp.Scope = policy.Allow, o.Scope
 		resp.Reason = "a person allowed it (" + string(o.Scope) + "): " + dec.Reason
-		d.remember(r, snap, dec, o.Scope)
 	} else {
 		resp.Decision, resp.Scope = policy.Deny, ScopeDeny
 		switch o.by {
@@ -385,6 +384,11 @@ func (d *Daemon) ask(ctx context.Context, r *DecideRequest, snap snapshot, pol *
 	ev.Decision, ev.By = resp.Decision.String(), resp.By
 	if err := d.audit.Append(context.WithoutCancel(ctx), &ev); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	// What the answer reaches beyond this call is recorded only once the
+	// answer is in the log.
+	if o.Verdict == policy.Allow {
+		d.remember(r, snap, dec, o.Scope)
 	}
 	return d.finish(ctx, r, rec, resp, subject)
 }

@@ -18,8 +18,9 @@ import (
 // ErrAlreadyRunning means another daemon answers on the socket.
 var ErrAlreadyRunning = errors.New("another agate daemon is already running on this socket")
 
-// maxBody bounds a request body.
-const maxBody = 8 << 20
+// maxBody bounds a request body: a hook may forward up to 16 MiB of an
+// agent's input (a whole file), and JSON escaping can grow it.
+const maxBody = 40 << 20
 
 // route is one entry of the API's table.
 type route struct {

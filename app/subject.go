@@ -130,27 +130,48 @@ func newOverlayCache() *overlayCache {
 	return &overlayCache{dirs: map[string]dirEntry{}, merged: map[string]*mergedEntry{}}
 }
 
-// apply returns base merged with the overlay that governs cwd.
-func (c *overlayCache) apply(base *policy.Policy, cwd string) *policy.Policy {
+// find returns the overlay that governs dir, "" when none.
+func (c *overlayCache) find(dir string) string {
 	now := time.Now()
 	c.mu.Lock()
-	de, ok := c.dirs[cwd]
+	de, ok := c.dirs[dir]
 	c.mu.Unlock()
 	if !ok || now.Sub(de.checked) > overlayRecheck {
 		de = dirEntry{checked: now}
-		if f, found := findOverlay(cwd); found {
+		if f, found := findOverlay(dir); found {
 			de.path = f
 		}
 		c.mu.Lock()
 		if len(c.dirs) >= maxOverlayDirs {
 			c.dirs = map[string]dirEntry{}
 		}
-		c.dirs[cwd] = de
+		c.dirs[dir] = de
 		c.mu.Unlock()
 	}
-	if de.path == "" {
+	return de.path
+}
+
+// forCall returns base merged with the overlays that govern a call: the
+// one above its folder and, when the agent's project root has another,
+// that one too (a call made from outside the project is still the
+// project's).
+func (c *overlayCache) forCall(base *policy.Policy, cwd, workspace string) *policy.Policy {
+	pol := c.apply(base, cwd)
+	if workspace != "" && workspace != cwd {
+		if f := c.find(workspace); f != "" && f != c.find(cwd) {
+			pol = c.apply(pol, workspace)
+		}
+	}
+	return pol
+}
+
+// apply returns base merged with the overlay that governs dir.
+func (c *overlayCache) apply(base *policy.Policy, dir string) *policy.Policy {
+	path := c.find(dir)
+	if path == "" {
 		return base
 	}
+	de := dirEntry{path: path}
 	st, err := os.Stat(de.path)
 	if err != nil {
 		return base.FailedOverlay(de.path, err)

@@ -98,3 +98,30 @@ func TestGrantsFileReload(t *testing.T) {
 		return r != nil && r.Decision == policy.Allow && r.Layer == policy.LayerGrant
 	})
 }
+
+// A project's .agate.toml governs calls made in it, and calls made from
+// elsewhere for it (the agent's project root); it cannot be rewritten by
+// the agent without asking.
+func TestProjectOverlay(t *testing.T) {
+	p := testPaths(t, "")
+	_, c := startDaemon(t, p)
+	proj := t.TempDir()
+	os.WriteFile(proj+"/.agate.toml", []byte("[auto]\nrules = [\"deny shell make deploy*\"]\n"), 0o644)
+	ctx := context.Background()
+	for _, tt := range []struct{ cwd, workspace string }{{proj, ""}, {proj + "/sub", ""}, {"/tmp", proj}} {
+		r := decideReq("Bash", "make deploy-prod")
+		r.Cwd, r.Workspace = tt.cwd, tt.workspace
+		resp, err := c.Decide(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Decision != policy.Deny || resp.Layer != policy.LayerRule {
+			t.Errorf("cwd %s workspace %q: %+v", tt.cwd, tt.workspace, resp)
+		}
+	}
+	w := &DecideRequest{Tool: "Write", Args: map[string]any{"file_path": proj + "/.agate.toml", "content": ""},
+		Agent: "claude-code", Cwd: proj, Interactive: true, AgentPrompt: true}
+	if resp, _ := c.Decide(ctx, w); resp.Decision != policy.Ask || resp.Layer != policy.LayerProtected {
+		t.Fatalf("writing the overlay: %+v", resp)
+	}
+}

@@ -42,7 +42,13 @@ func geminiTool(in *geminiInput) (name string, isMCP bool) {
 	if json.Unmarshal(in.MCPContext, &mc) == nil && mc.ServerName != "" && mc.ToolName != "" {
 		return "mcp__" + serverName(mc.ServerName) + "__" + mc.ToolName, true
 	}
-	return in.ToolName, true
+	// An MCP tool whose server is not named must never pass for a
+	// built-in tool of the same name (a server's "read_file").
+	tool := in.ToolName
+	if mc.ToolName != "" {
+		tool = mc.ToolName
+	}
+	return "mcp__unknown__" + tool, true
 }
 
 func parseGemini(data []byte, getenv func(string) string) (*Event, error) {

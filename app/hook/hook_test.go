@@ -563,3 +563,16 @@ func TestHookKinds(t *testing.T) {
 		t.Errorf("agents: %v", a)
 	}
 }
+
+// An MCP tool that Gemini names like a built-in, with no server named,
+// is never taken for the built-in.
+func TestHookGeminiMCPNeverBuiltin(t *testing.T) {
+	in := `{"session_id":"s","cwd":"/p","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"path":"/etc/shadow"},"mcp_context":{"tool_name":"read_file"}}`
+	ev, err := Parse(Gemini, []byte(in), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Tool != "mcp__unknown__read_file" {
+		t.Fatalf("tool %q", ev.Tool)
+	}
+}
