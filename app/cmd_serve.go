@@ -21,30 +21,33 @@ func init() {
 	})
 }
 
-func cmdServe(ctx context.Context, e *Env, args []string) error {
-	fs := newFlags(e, "serve")
+// daemonPaths reads the flags serve and start share.
+func daemonPaths(e *Env, name string, args []string) (Paths, error) {
+	fs := newFlags(e, name)
 	var cf configFlags
 	cf.add(fs)
 	if _, err := parseFlags(fs, args); err != nil {
-		return err
+		return Paths{}, err
 	}
 	paths, err := cf.paths()
 	if err != nil {
-		return usageErr(err)
+		return Paths{}, usageErr(err)
+	}
+	return paths, nil
+}
+
+func cmdServe(ctx context.Context, e *Env, args []string) error {
+	paths, err := daemonPaths(e, "serve", args)
+	if err != nil {
+		return err
 	}
 	return runDaemon(ctx, e, paths, nil)
 }
 
 func cmdStart(ctx context.Context, e *Env, args []string) error {
-	fs := newFlags(e, "start")
-	var cf configFlags
-	cf.add(fs)
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	paths, err := cf.paths()
+	paths, err := daemonPaths(e, "start", args)
 	if err != nil {
-		return usageErr(err)
+		return err
 	}
 	if e.Desktop == nil {
 		fmt.Fprintln(e.Stderr, "agate: this build has no desktop app: running the headless daemon")
