@@ -34,9 +34,12 @@ desktop: deps
 run: build
 	./$(BIN)/agate
 
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 vet:
 	$(GO) vet ./...
 	CGO_ENABLED=0 $(GO) vet -tags nogui ./...
+	$(GO) run $(STATICCHECK) ./...
 
 ## test: vet, every test with -race, the keychain tests under a real
 ## Secret Service, the UI tests under Xvfb.

@@ -576,7 +576,7 @@ func offeredScopes(dec policy.Decision) []Scope {
 func (d *Daemon) record(event string, r *DecideRequest, run string, dec policy.Decision, subject string) *AuditRecord {
 	rec := &AuditRecord{
 		Event: event, Agent: r.Agent, Session: r.Session, Run: run, Tool: r.Tool, Category: dec.Category,
-		Risks: dec.Risks.List(), Subject: subject, Cwd: r.Cwd, Decision: dec.Verdict.String(),
+		Risks: dec.Risks.List(), Subject: truncate(subject, maxSubject), Cwd: r.Cwd, Decision: dec.Verdict.String(),
 		Layer: string(dec.Layer), Reason: dec.Reason, Tainted: dec.Tainted,
 	}
 	if dec.Rule != nil {

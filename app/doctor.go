@@ -38,7 +38,6 @@ type Report struct {
 	Hooks       []HookReport        `json:"hooks"`
 	Problems    []string            `json:"problems"`
 	Checked     time.Time           `json:"checked"`
-	sandboxOpts *sandbox.Options
 }
 
 // KeychainReport is the key store's state.

@@ -73,20 +73,8 @@ func compileGlob(pattern string) (glob, error) {
 	return g, nil
 }
 
-// mustGlob compiles a pattern known to be valid.
-func mustGlob(pattern string) glob {
-	g, err := compileGlob(pattern)
-	if err != nil {
-		panic(err)
-	}
-	return g
-}
-
 // String returns the pattern as written.
 func (g glob) String() string { return g.pattern }
-
-// isLiteral reports whether the pattern matches exactly one string.
-func (g glob) isLiteral() bool { return g.kind == globLiteral }
 
 // match reports whether s matches the whole pattern.
 func (g glob) match(s string) bool {

@@ -47,7 +47,6 @@ type shellAnalysis struct {
 	words    []string // every literal argument and read redirection, absolute, to spot secret reads
 	guard    string   // a guardrail tripped: why
 	err      error    // did not parse, or past a bound: the call asks
-	funcs    map[string]bool
 }
 
 var parserPool = sync.Pool{New: func() any {

@@ -125,18 +125,6 @@ func (w wrapper) skip2(words []string, i int, inline string, assigned []string) 
 	return next, inline, append(assigned, as2...)
 }
 
-func isNumber(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 func isAssignment(s string) bool {
 	name, _, ok := strings.Cut(s, "=")
 	return ok && validEnvName(name)
