@@ -73,10 +73,8 @@ func (d *Daemon) noteLeaks(args map[string]any) {
 	if ix == nil || ix.Len() == 0 {
 		return
 	}
-	var strs []string
-	collectArgStrings(args, &strs, 0)
 	now := time.Now()
-	for _, s := range strs {
+	for _, s := range policy.StringArgs(args) {
 		if label, ok := ix.Find(s); ok {
 			if err := keystore.RecordLeak(d.paths.State, label, now); err != nil {
 				d.logger.Printf("record that %s leaked: %v", label, err)
@@ -85,22 +83,5 @@ func (d *Daemon) noteLeaks(args map[string]any) {
 	}
 }
 
-func collectArgStrings(v any, out *[]string, depth int) {
-	if depth > 8 {
-		return
-	}
-	switch v := v.(type) {
-	case string:
-		*out = append(*out, v)
-	case map[string]any:
-		for _, e := range v {
-			collectArgStrings(e, out, depth+1)
-		}
-	case []any:
-		for _, e := range v {
-			collectArgStrings(e, out, depth+1)
-		}
-	}
-}
 
 var _ policy.KnownSecrets = (*keystore.Index)(nil)

@@ -672,6 +672,15 @@ func (p *Policy) abs(s string, r *Request) string {
 // p returns the policy a call is analysed under; set by analyse.
 func (c *call) p() *Policy { return c.pol }
 
+// StringArgs returns every string value in a call's arguments, nested
+// ones included, in a fixed order: what deny rules and leak detection look
+// at.
+func StringArgs(args map[string]any) []string {
+	var out []string
+	collectStrings(args, &out, 0)
+	return out
+}
+
 // collectStrings gathers the string values of args, depth-first, bounded.
 func collectStrings(v any, out *[]string, depth int) {
 	if depth > 8 {
