@@ -83,5 +83,4 @@ func (d *Daemon) noteLeaks(args map[string]any) {
 	}
 }
 
-
 var _ policy.KnownSecrets = (*keystore.Index)(nil)
