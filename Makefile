@@ -8,7 +8,7 @@ LDFLAGS  := -s -w -X github.com/agatehq/agate/app.Version=$(VERSION)
 GOFLAGS  += -buildvcs=false
 export GOFLAGS
 
-.PHONY: all build cli desktop run test test-go test-keychain test-ui vet bench fuzz deps clean screenshots package install
+.PHONY: all build cli desktop run test test-go test-keychain test-ui test-soak vet bench fuzz deps clean screenshots package install
 
 all: build
 
@@ -43,10 +43,16 @@ vet:
 
 ## test: vet, every test with -race, the keychain tests under a real
 ## Secret Service, the UI tests under Xvfb.
-test: deps vet test-go test-keychain test-ui
+test: deps vet test-go test-keychain test-ui test-soak
 
 test-go:
 	$(GO) test -race -timeout 20m ./...
+
+## test-soak: the real daemon under slow, huge, malformed and concurrent
+## clients for a minute, while hook calls go on; then a hook call, its
+## memory and the audit chain are checked.
+test-soak:
+	CGO_ENABLED=0 AGATE_SOAK=$${AGATE_SOAK:-1m} $(GO) test -tags nogui -count=1 -timeout 10m -run '^TestSoak$$' -v ./app/ | grep -E '^(---|ok|FAIL|PASS)|soak_test'
 
 ## test-keychain: the keystore against a real Secret Service (gnome-keyring
 ## in a private D-Bus session), then the passphrase fallback with none.

@@ -61,6 +61,7 @@ var (
 	ErrDaemonDown = api.ErrDaemonDown
 	ErrNotFound   = api.ErrNotFound
 	ErrRefused    = api.ErrRefused
+	ErrUntrusted  = api.ErrUntrusted
 )
 
 // ParseScope is api.ParseScope.

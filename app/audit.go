@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agatehq/agate/app/osutil"
 )
 
 // AuditRecord is one line of the audit log: a decision, or an event in an
@@ -77,7 +79,9 @@ const maxSubject = 4096
 // left by a crash (never acknowledged: acknowledgements follow the sync)
 // is cut off.
 func OpenAuditLog(path string, maxSize int64, keep int) (*AuditLog, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	// The state folder must be this user's alone: a log written into a
+	// folder someone else controls could be rewritten or read by them.
+	if err := osutil.MakeDir(filepath.Dir(path), false); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
 	w := &auditWriter{path: path, maxSize: maxSize, keep: keep}

@@ -135,7 +135,7 @@ func TestAuditFullDiskLeavesNoTornLine(t *testing.T) {
 		t.Skip("needs root to mount a small tmpfs")
 	}
 	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", dir).Run() })

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agatehq/agate/app/strictjson"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -117,14 +118,9 @@ func decodeArgs(b []byte) (map[string]any, error) {
 	if len(b) == 0 || string(b) == "null" {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
 	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("arguments: want a JSON object: %v", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("arguments: trailing data after the JSON object")
+	if err := (strictjson.Options{UseNumber: true}).Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("arguments: want one JSON object: %v", err)
 	}
 	return m, nil
 }

@@ -273,7 +273,7 @@ func editHookSettings(path string, edit func(data []byte) ([]byte, bool, error))
 			return res, fmt.Errorf("%s keeps changing while agate edits it: try again", path)
 		}
 		if data != nil {
-			if res.Backup, err = backupHookSettings(target, data, mode); err != nil {
+			if res.Backup, err = backupFile(target, data, mode); err != nil {
 				return res, err
 			}
 		}
@@ -316,9 +316,9 @@ func readHookSettings(path string) ([]byte, os.FileMode, error) {
 	return data, st.Mode().Perm(), nil
 }
 
-// backupHookSettings writes data to PATH.agate-backup-YYYYMMDD-HHMMSS (with -2,
+// backupFile writes data to PATH.agate-backup-YYYYMMDD-HHMMSS (with -2,
 // -3, ... if that exists), with mode, and returns its name.
-func backupHookSettings(path string, data []byte, mode os.FileMode) (string, error) {
+func backupFile(path string, data []byte, mode os.FileMode) (string, error) {
 	base := path + ".agate-backup-" + time.Now().Format("20060102-150405")
 	for i := 1; i < 100; i++ {
 		name := base

@@ -37,6 +37,9 @@ func newSandboxWorld(t *testing.T, configText string) *sandboxWorld {
 			t.Fatal(err)
 		}
 	}
+	if configText == "" {
+		configText = "# the defaults\n" // an empty file is a config error
+	}
 	if err := os.WriteFile(w.config, []byte(configText), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,30 +9,124 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/agatehq/agate/app/osutil"
 	"github.com/agatehq/agate/policy"
 )
 
-// readConfigFile reads the config file at path. A missing file is created
-// with the commented defaults when create is set (the first run), and read
-// as the defaults otherwise; any other problem is an error, never a silent
-// fall back to defaults.
-func readConfigFile(path string, create bool) ([]byte, error) {
-	data, err := readLimited(path, policy.MaxConfigSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		if !create {
-			return policy.DefaultConfigText, nil
+// Sentinel errors of reading the config; each keeps the last good policy
+// in force in the daemon.
+var (
+	// errConfigMissing means config.toml is gone. The daemon never writes
+	// the defaults over a file the person removed: it keeps (or, at start,
+	// runs) the last good config until the file is back or reset.
+	errConfigMissing = errors.New("the config file is missing")
+	// errConfigEmpty means config.toml holds nothing: a file emptied by
+	// mistake (`: > config.toml`) is not read as "the defaults".
+	errConfigEmpty = errors.New("the config file is empty")
+)
+
+// readMode says what a missing config file reads as.
+type readMode uint8
+
+const (
+	// readOnly: the last good copy when there is one, else the defaults;
+	// nothing is written. Commands that only look (check, doctor, sandbox).
+	readOnly readMode = iota
+	// atStart: the last good copy when there is one, else this is a true
+	// first run and the commented defaults are written. The daemon at
+	// start, and commands that set agate up.
+	atStart
+	// live: an error. A live reload never swaps in anything for a file
+	// that went away.
+	live
+)
+
+// configText is the config's bytes and where they came from.
+type configText struct {
+	data   []byte
+	source string // the file they were read from: the config, or its last good copy
+	// missing is set (to an error wrapping errConfigMissing) when the
+	// config file is gone and data is its last good copy.
+	missing error
+}
+
+// lastGoodName is the file in the state folder that keeps a copy of the
+// last config the daemon put in force.
+const lastGoodName = "config.last-good.toml"
+
+// lastGoodHeader starts the copy; it names the config it is a copy of.
+const lastGoodHeader = "# agate: the last good copy of "
+
+// readConfigFile reads the config file p.Config names; see readMode for
+// what a missing file gives. An empty file is errConfigEmpty, whatever
+// the mode.
+func readConfigFile(p Paths, mode readMode) (configText, error) {
+	data, err := readLimited(p.Config, policy.MaxConfigSize)
+	switch {
+	case err == nil:
+		if len(bytes.TrimSpace(data)) == 0 {
+			return configText{}, fmt.Errorf("%s: %w (restore it, or run `agate config reset` for the defaults)", p.Config, errConfigEmpty)
 		}
-		if err := WriteFileAtomic(path, policy.DefaultConfigText, 0o600); err != nil {
-			return nil, fmt.Errorf("write the default config: %w", err)
-		}
-		return policy.DefaultConfigText, nil
+		return configText{data: data, source: p.Config}, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return configText{}, fmt.Errorf("read config: %w", err)
+	case mode == live:
+		return configText{}, fmt.Errorf("%s: %w: the last good policy stays in force (restore it, or run `agate config reset` for the defaults)", p.Config, errConfigMissing)
 	}
+	if good, saved, ok := readLastGood(p); ok {
+		return configText{data: good, source: lastGoodPath(p),
+			missing: fmt.Errorf("%s: %w: running its last good copy, saved %s (restore it, or run `agate config reset` for the defaults)",
+				p.Config, errConfigMissing, saved)}, nil
+	}
+	if mode == atStart {
+		if err := WriteFileAtomic(p.Config, policy.DefaultConfigText, 0o600); err != nil {
+			return configText{}, fmt.Errorf("write the default config: %w", err)
+		}
+	}
+	return configText{data: policy.DefaultConfigText, source: p.Config}, nil
+}
+
+func lastGoodPath(p Paths) string { return filepath.Join(p.State, lastGoodName) }
+
+// saveLastGood keeps data, a config just put in force, as the last good
+// copy of p.Config, unless the copy already holds it.
+func saveLastGood(p Paths, data []byte, at time.Time) error {
+	if old, _, ok := readLastGood(p); ok && bytes.Equal(old, data) {
+		return nil
+	}
+	head := fmt.Sprintf("%s%s, saved %s: agate starts from it when that file is gone.\n",
+		lastGoodHeader, strconv.Quote(p.Config), at.UTC().Format(time.RFC3339))
+	if err := osutil.MakeDir(p.State, false); err != nil {
+		return err
+	}
+	return WriteFileAtomic(lastGoodPath(p), append([]byte(head), data...), 0o600)
+}
+
+// readLastGood returns the last good copy of p.Config and when it was
+// saved; ok is false when there is none (or it is of another config).
+func readLastGood(p Paths) (data []byte, saved string, ok bool) {
+	b, err := readLimited(lastGoodPath(p), policy.MaxConfigSize+4096)
 	if err != nil {
-		return nil, fmt.Errorf("read config: %w", err)
+		return nil, "", false
 	}
-	return data, nil
+	head, rest, found := bytes.Cut(b, []byte("\n"))
+	h, isCopy := strings.CutPrefix(string(head), lastGoodHeader)
+	if !found || !isCopy {
+		return nil, "", false
+	}
+	name, err := strconv.QuotedPrefix(h)
+	if err != nil {
+		return nil, "", false
+	}
+	if path, _ := strconv.Unquote(name); path != p.Config {
+		return nil, "", false
+	}
+	saved, _, _ = strings.Cut(strings.TrimPrefix(h[len(name):], ", saved "), ":")
+	return rest, saved, true
 }
 
 // readLimited reads at most limit bytes of a file, and one more to notice a
@@ -46,24 +141,24 @@ func readLimited(path string, limit int64) ([]byte, error) {
 }
 
 // readConfig reads and parses the config file named by p without ever
-// writing it: a missing file reads as the defaults. Commands that run per
-// call (check, sandbox) and doctor use it.
+// writing it (see readOnly). Commands that run per call (check, sandbox)
+// and doctor use it.
 func readConfig(p Paths) (*policy.Config, error) {
-	data, err := readConfigFile(p.Config, false)
+	ct, err := readConfigFile(p, readOnly)
 	if err != nil {
 		return nil, err
 	}
-	return policy.Parse(p.Config, data)
+	return policy.Parse(ct.source, ct.data)
 }
 
 // loadConfig reads and parses the config file named by p, writing the
-// defaults on first run.
+// defaults on a true first run (see atStart).
 func loadConfig(p Paths) (*policy.Config, error) {
-	data, err := readConfigFile(p.Config, true)
+	ct, err := readConfigFile(p, atStart)
 	if err != nil {
 		return nil, err
 	}
-	return policy.Parse(p.Config, data)
+	return policy.Parse(ct.source, ct.data)
 }
 
 // policyOptions are the machine's facts a policy is compiled with.

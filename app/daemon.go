@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agatehq/agate/app/osutil"
 	"github.com/agatehq/agate/policy"
 	"github.com/agatehq/agate/sandbox"
 )
@@ -36,6 +38,7 @@ type Daemon struct {
 	audit    *AuditLog
 	overlays *overlayCache
 	counts   counters
+	bodies   *bodies // what request bodies in flight may hold
 
 	secretsState secretState
 	prober       sandbox.Prober
@@ -83,13 +86,20 @@ func NewDaemon(paths Paths, o DaemonOptions) (*Daemon, error) {
 		sessions: newSessions(24 * time.Hour),
 		hub:      newHub(),
 		overlays: newOverlayCache(),
+		bodies:   newBodies(),
 
 		promptReady: make(chan struct{}),
 	}
 	if d.logger == nil {
 		d.logger = log.New(os.Stderr, "agate: ", log.LstdFlags)
 	}
-	st := d.load()
+	// The audit log, the key store and the last good config live here:
+	// the folder must be this user's alone before anything is read or
+	// written in it.
+	if err := osutil.MakeDir(paths.State, false); err != nil {
+		return nil, fmt.Errorf("state folder: %w", err)
+	}
+	st := d.load(atStart)
 	if st.pol == nil {
 		fb, err := d.fallback(st.err)
 		if err != nil {
@@ -98,7 +108,10 @@ func NewDaemon(paths Paths, o DaemonOptions) (*Daemon, error) {
 		st = fb
 	}
 	d.state.Store(st)
-	if st.err != nil {
+	switch {
+	case errors.Is(st.err, errConfigMissing) && st.cfg != nil && st.cfg.Source != d.paths.Config:
+		d.logger.Printf("%v", st.err)
+	case st.err != nil:
 		d.logger.Printf("config error, running strict until it is fixed: %v", st.err)
 	}
 	g, err := loadGrants(paths.Grants)
@@ -117,15 +130,17 @@ func NewDaemon(paths Paths, o DaemonOptions) (*Daemon, error) {
 }
 
 // load reads and compiles the config file. On failure the state carries
-// the error and no policy.
-func (d *Daemon) load() *policyState {
+// the error and no policy. A config put in force is kept as the last good
+// copy, which a later start runs when the file is gone; that state comes
+// with a policy and an error saying so.
+func (d *Daemon) load(mode readMode) *policyState {
 	st := &policyState{loadedAt: time.Now()}
-	data, err := readConfigFile(d.paths.Config, true)
+	ct, err := readConfigFile(d.paths, mode)
 	if err != nil {
 		st.err = err
 		return st
 	}
-	cfg, err := policy.Parse(d.paths.Config, data)
+	cfg, err := policy.Parse(ct.source, ct.data)
 	if err != nil {
 		st.err = err
 		return st
@@ -135,7 +150,12 @@ func (d *Daemon) load() *policyState {
 		st.err = err
 		return st
 	}
-	st.cfg, st.pol = cfg, pol
+	st.cfg, st.pol, st.err = cfg, pol, ct.missing
+	if ct.missing == nil {
+		if err := saveLastGood(d.paths, ct.data, st.loadedAt); err != nil {
+			d.logger.Printf("keep the last good config: %v", err)
+		}
+	}
 	return st
 }
 
@@ -155,7 +175,7 @@ func (d *Daemon) fallback(cause error) (*policyState, error) {
 // force at once; a broken one leaves it in place and is reported (status,
 // event stream, log). It returns the config error, if any.
 func (d *Daemon) Reload() error {
-	st := d.load()
+	st := d.load(live)
 	if st.err != nil {
 		d.configFailed(st.err)
 		return st.err
@@ -512,7 +532,7 @@ func (d *Daemon) Status() *Status {
 	st := d.state.Load()
 	s := &Status{
 		Version: Version, PID: os.Getpid(), Socket: d.paths.Socket, Mode: st.pol.Mode().String(),
-		PolicySource: d.paths.Config, LoadedAt: st.loadedAt, Prompters: d.prompters(),
+		PolicySource: cmp.Or(st.cfg.Source, d.paths.Config), LoadedAt: st.loadedAt, Prompters: d.prompters(),
 		Pending: d.broker.count(), Counts: d.counts.snapshot(), Sessions: d.sessions.count(),
 		Started: d.started, AuditLog: d.audit.Path(),
 	}

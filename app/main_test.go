@@ -1,8 +1,11 @@
 package app
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -30,17 +33,71 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	case "dial":
-		// Connect to the socket and report what came back.
-		c := &Client{Socket: os.Getenv("AGATE_SOCKET"), Timeout: 3 * time.Second}
-		_, err := c.Status(context.Background())
-		if err != nil {
+		// Connect to the socket with a bare HTTP request (no client-side
+		// checks: the daemon's own are under test) and report what came
+		// back.
+		if err := rawStatus(os.Getenv("AGATE_SOCKET")); err != nil {
 			fmt.Println("refused:", err)
 			os.Exit(3)
 		}
 		fmt.Println("answered")
 		os.Exit(0)
+	case "listener":
+		// Serve "allow" to every request on the listening socket passed as
+		// fd 3, reporting each request's size on stdout: a listener that
+		// is not agate's.
+		serveImpostor(os.Getenv("AGATE_LISTEN"))
+		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }
 
-var _ = http.StatusOK
+// rawStatus sends GET /v1/status on socket and reads the status line.
+func rawStatus(socket string) error {
+	c, err := net.DialTimeout("unix", socket, 3*time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(3 * time.Second))
+	if _, err := io.WriteString(c, "GET /v1/status HTTP/1.1\r\nHost: agate\r\nConnection: close\r\n\r\n"); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// serveImpostor listens on path (or, when it is "", on the listener
+// passed as fd 3), says "ready", answers every request with an allow, and
+// prints "got N" for each request body of N bytes.
+func serveImpostor(path string) {
+	var l net.Listener
+	var err error
+	if path != "" {
+		l, err = net.Listen("unix", path)
+	} else {
+		l, err = net.FileListener(os.NewFile(3, "listener"))
+	}
+	if err != nil {
+		fmt.Println("listener:", err)
+		os.Exit(1)
+	}
+	fmt.Println("ready")
+	http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		fmt.Printf("got %d\n", len(b))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"decision":"allow","layer":"rule","reason":"an impostor says so","by":"policy"}`)
+	}))
+}

@@ -6,21 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/agatehq/agate/app/osutil"
+	"github.com/agatehq/agate/app/strictjson"
 	"github.com/agatehq/agate/policy"
 )
 
 // ErrAlreadyRunning means another daemon answers on the socket.
 var ErrAlreadyRunning = errors.New("another agate daemon is already running on this socket")
-
-// maxBody bounds a request body: a hook may forward up to 16 MiB of an
-// agent's input (a whole file), and JSON escaping can grow it.
-const maxBody = 40 << 20
 
 // route is one entry of the API's table.
 type route struct {
@@ -50,18 +49,42 @@ func (d *Daemon) Handler() http.Handler {
 		h := rt.handler
 		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { h(d, w, r) })
 	}
-	return guard(mux)
+	return d.guard(mux)
 }
 
-// guard refuses what a browser sends: a page the person has open must not
-// be able to drive the gate, even through a socket bridge.
-func guard(next http.Handler) http.Handler {
+// guard refuses what a browser sends (a page the person has open must not
+// be able to drive the gate, even through a socket bridge), and bounds
+// what a request body may take: its size, the time to read it, and its
+// share of the memory all bodies in flight may hold.
+func (d *Daemon) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") != "" || r.Header.Get("Sec-Fetch-Mode") != "" {
 			writeError(w, http.StatusForbidden, "requests from a browser are refused")
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			next.ServeHTTP(w, r)
+			return
+		}
+		switch {
+		case r.ContentLength < 0:
+			writeError(w, http.StatusLengthRequired, "a request body needs a Content-Length")
+			return
+		case r.ContentLength > maxBody:
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is %d bytes, more than the %d allowed", r.ContentLength, maxBody))
+			return
+		}
+		deadline := time.Now().Add(bodyTimeout)
+		http.NewResponseController(w).SetReadDeadline(deadline)
+		ctx, cancel := context.WithDeadline(r.Context(), deadline)
+		release, err := d.bodies.take(ctx, r.ContentLength)
+		cancel()
+		if err != nil {
+			writeError(w, http.StatusServiceUnavailable, errBusy.Error())
+			return
+		}
+		defer release()
+		r.Body = http.MaxBytesReader(w, r.Body, r.ContentLength)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -76,9 +99,16 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]string{"error": msg})
 }
 
+// readJSON reads a request body strictly: one JSON value, no member
+// named twice (see package strictjson).
 func readJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(v); err != nil {
+	// guard made sure of the length: read it into a buffer of that size,
+	// not one that grows by doubling.
+	data := make([]byte, max(r.ContentLength, 0))
+	if _, err := io.ReadFull(r.Body, data); err != nil {
+		return fmt.Errorf("read the request body: %w", err)
+	}
+	if err := strictjson.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("bad request body: %w", err)
 	}
 	return nil
@@ -148,11 +178,6 @@ func (d *Daemon) handleAnswer(w http.ResponseWriter, r *http.Request) {
 const heartbeat = 15 * time.Second
 
 func (d *Daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		writeError(w, http.StatusInternalServerError, "streaming unsupported")
-		return
-	}
 	approver := r.URL.Query().Get("approver")
 	if approver != "" && approver != "terminal" {
 		writeError(w, http.StatusBadRequest, "approver must be \"terminal\"")
@@ -163,13 +188,25 @@ func (d *Daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	enc := json.NewEncoder(w)
+	rc := http.NewResponseController(w)
+	// A reader that stops reading is dropped, not waited for.
+	send := func(ev Event) error {
+		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		if err := enc.Encode(ev); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
 	// What is already waiting comes first, so a new approver sees it.
 	pending := d.Pending()
-	enc.Encode(Event{Type: "status", Time: time.Now(), Pending: len(pending)})
-	for i := range pending {
-		enc.Encode(Event{Type: "approval.requested", Time: pending[i].Created, Approval: &pending[i], Pending: len(pending)})
+	if send(Event{Type: "status", Time: time.Now(), Pending: len(pending)}) != nil {
+		return
 	}
-	fl.Flush()
+	for i := range pending {
+		if send(Event{Type: "approval.requested", Time: pending[i].Created, Approval: &pending[i], Pending: len(pending)}) != nil {
+			return
+		}
+	}
 	t := time.NewTicker(heartbeat)
 	defer t.Stop()
 	for {
@@ -180,15 +217,13 @@ func (d *Daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return // dropped for falling behind
 			}
-			if err := enc.Encode(ev); err != nil {
+			if send(ev) != nil {
 				return
 			}
-			fl.Flush()
 		case <-t.C:
-			if err := enc.Encode(Event{Type: "heartbeat", Time: time.Now(), Pending: d.broker.count()}); err != nil {
+			if send(Event{Type: "heartbeat", Time: time.Now(), Pending: d.broker.count()}) != nil {
 				return
 			}
-			fl.Flush()
 		}
 	}
 }
@@ -250,17 +285,20 @@ func (d *Daemon) handleReload(w http.ResponseWriter, r *http.Request) {
 }
 
 // Listen opens the daemon's socket: its folder private to this user
-// (0700), the socket 0600, a stale socket removed only after a dial to it
-// failed, and ErrAlreadyRunning when another daemon answers.
+// (0700, created so when missing, an error when it is open to others or
+// belongs to someone else), the socket 0600. What is already at the path
+// is removed only when it is a socket and a dial to it failed (a daemon
+// that died); a daemon that answers is ErrAlreadyRunning, and anything
+// else (a file, a folder) is an error naming the path.
 func Listen(path string) (net.Listener, error) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := osutil.MakeDir(dir, true); err != nil {
 		return nil, fmt.Errorf("socket folder: %w", err)
 	}
-	if err := checkPrivateDir(dir); err != nil {
-		return nil, err
-	}
-	if _, err := os.Lstat(path); err == nil {
+	if st, err := os.Lstat(path); err == nil {
+		if st.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s is not a socket (%s): agate will not replace it; choose another --socket", path, st.Mode().Type())
+		}
 		c, err := net.DialTimeout("unix", path, time.Second)
 		if err == nil {
 			c.Close()
@@ -269,6 +307,8 @@ func Listen(path string) (net.Listener, error) {
 		if err := os.Remove(path); err != nil {
 			return nil, fmt.Errorf("remove the stale socket %s: %w", path, err)
 		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("socket %s: %w", path, err)
 	}
 	l, err := net.Listen("unix", path)
 	if err != nil {
@@ -278,7 +318,7 @@ func Listen(path string) (net.Listener, error) {
 		l.Close()
 		return nil, fmt.Errorf("socket mode: %w", err)
 	}
-	return &peerListener{Listener: l, uid: os.Getuid()}, nil
+	return newPeerListener(l), nil
 }
 
 // Serve answers the local API on l until ctx ends.
@@ -286,9 +326,14 @@ func (d *Daemon) Serve(ctx context.Context, l net.Listener) error {
 	d.mu.Lock()
 	d.listener = l
 	d.mu.Unlock()
+	if pl, ok := l.(*peerListener); ok {
+		pl.setLogger(d.logger)
+	}
 	srv := &http.Server{
 		Handler:           d.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: headerTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          d.logger,
 	}
 	errc := make(chan error, 1)
@@ -320,28 +365,6 @@ func (d *Daemon) sweep(ctx context.Context) {
 		case now := <-t.C:
 			d.sessions.sweep(now)
 		}
-	}
-}
-
-// peerListener accepts only connections from its own user: the peer's uid
-// is read from the socket (SO_PEERCRED, getpeereid) and any other user's
-// connection is closed before a byte is read.
-type peerListener struct {
-	net.Listener
-	uid int
-}
-
-func (l *peerListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		uid, err := peerUID(c)
-		if err == nil && uid == l.uid {
-			return c, nil
-		}
-		c.Close()
 	}
 }
 

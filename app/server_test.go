@@ -119,7 +119,9 @@ func TestOtherUserRefused(t *testing.T) {
 	if out, code := run(0); code != 0 {
 		t.Fatalf("the same user: exit %d, %q", code, out)
 	}
-	// The daemon is still fine.
+	// The daemon is still fine (and the client trusts it again once its
+	// folder is private).
+	os.Chmod(filepath.Dir(p.Socket), 0o700)
 	if _, err := c.Status(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +157,9 @@ func copyTestBinary(t *testing.T) string {
 func TestConcurrentWithPendingApprovals(t *testing.T) {
 	p := testPaths(t, "[approvals]\ntimeout = \"60s\"\nmax_pending = 100\n")
 	d, c := startDaemon(t, p)
+	// All the clients here are this one process: lift the per-process
+	// bound (TestSlowClientsDoNotExhaustTheDaemon tests it).
+	liftConnLimits(t, d)
 	d.SetPrompter(&fakePrompter{hold: true}, "tray")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -391,3 +396,19 @@ func TestKilledDaemonKeepsAcknowledgedLines(t *testing.T) {
 }
 
 var _ = io.Discard
+
+// liftConnLimits lets one process (the test) hold as many connections as
+// it likes.
+func liftConnLimits(t *testing.T, d *Daemon) {
+	t.Helper()
+	var pl *peerListener
+	waitFor(t, "the daemon to serve", func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		pl, _ = d.listener.(*peerListener)
+		return pl != nil
+	})
+	pl.mu.Lock()
+	pl.perProcess, pl.total = 1<<20, 1<<20
+	pl.mu.Unlock()
+}

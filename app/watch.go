@@ -38,7 +38,7 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 		Dir:   dir,
 		Files: []string{filepath.Base(d.paths.Config)},
 		Load: func(context.Context) (*policyState, error) {
-			st := d.load()
+			st := d.load(live)
 			return st, st.err
 		},
 		Apply: d.apply,

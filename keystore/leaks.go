@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/agatehq/agate/app/osutil"
 )
 
 // LeakFile is the name of the leak record in agate's state folder.
@@ -58,7 +60,7 @@ func appendLeak(stateDir string, r leakRecord) error {
 	if err != nil {
 		return fmt.Errorf("record leak: %w", err)
 	}
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+	if err := osutil.MakeDir(stateDir, false); err != nil {
 		return fmt.Errorf("record leak: %w", err)
 	}
 	f, err := os.OpenFile(filepath.Join(stateDir, LeakFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)

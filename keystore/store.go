@@ -9,10 +9,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/agatehq/agate/app/osutil"
 )
 
 // Store is the sealed key store: one file of secrets, each sealed under a
@@ -58,6 +61,10 @@ func Open(path string, backends ...Backend) (*Store, error) {
 			return nil, fmt.Errorf("open key store: backend %q given twice", b.Name())
 		}
 		seen[b.Name()] = true
+	}
+	// The store's folder must be this user's alone (the state folder).
+	if err := osutil.MakeDir(filepath.Dir(path), false); err != nil {
+		return nil, fmt.Errorf("open key store: %w", err)
 	}
 	s := &Store{path: path, backends: slices.Clone(backends)}
 	s.mu.Lock()

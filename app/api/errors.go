@@ -9,6 +9,11 @@ import (
 var (
 	// ErrDaemonDown means the daemon's socket could not be reached.
 	ErrDaemonDown = errors.New("the agate daemon is not running")
+	// ErrUntrusted means the socket was not the daemon's: its folder or
+	// the socket belongs to someone else or is open to others, or the
+	// process listening runs as another user. It comes with ErrDaemonDown:
+	// callers treat such a listener as no daemon at all.
+	ErrUntrusted = errors.New("the socket is not agate's")
 	// ErrNotFound means an approval, agent or grant does not exist.
 	ErrNotFound = errors.New("not found")
 	// ErrRefused means the daemon refused the request (another user, a

@@ -9,9 +9,12 @@ import (
 	"io"
 	"net"
 	"net/textproto"
+	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agatehq/agate/app/osutil"
 )
 
 // The client speaks HTTP/1.1 to the daemon itself, one request per
@@ -31,11 +34,10 @@ func exchange(ctx context.Context, socket, method, path string, body []byte, tim
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 	}
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", socket)
+	conn, err := dialDaemon(ctx, socket)
 	if err != nil {
 		cancel()
-		return nil, &dialError{socket: socket, err: err}
+		return nil, err
 	}
 	// The context bounds the whole exchange: close the connection when it
 	// ends, which unblocks any read or write.
@@ -52,16 +54,18 @@ func exchange(ctx context.Context, socket, method, path string, body []byte, tim
 	req.WriteString("\r\n")
 	req.Write(body)
 	if _, err := conn.Write(req.Bytes()); err != nil {
+		err = ctxErr(ctx, fmt.Errorf("send to the daemon: %w", err))
 		stop()
 		conn.Close()
-		return nil, ctxErr(ctx, fmt.Errorf("send to the daemon: %w", err))
+		return nil, err
 	}
 	br := bufio.NewReaderSize(conn, 16<<10)
 	resp, err := readResponse(br)
 	if err != nil {
+		err = ctxErr(ctx, err)
 		stop()
 		conn.Close()
-		return nil, ctxErr(ctx, err)
+		return nil, err
 	}
 	resp.closer = func() error {
 		stop()
@@ -70,6 +74,49 @@ func exchange(ctx context.Context, socket, method, path string, body []byte, tim
 	resp.ctx = ctx
 	return resp, nil
 }
+
+// dialDaemon connects to the daemon's socket, and makes sure it is the
+// daemon's before anything is sent: the socket's folder is this user's
+// and closed to others, the socket is this user's, and the process that
+// accepted the connection runs as this user (the kernel says so). A
+// listener that fails any of these is treated like a daemon that is down:
+// it never hears the call, and its answer is never read.
+func dialDaemon(ctx context.Context, socket string) (net.Conn, error) {
+	if _, err := os.Lstat(socket); err != nil {
+		return nil, &dialError{socket: socket, err: err}
+	}
+	if err := osutil.CheckSocket(socket); err != nil {
+		return nil, &untrustedError{socket: socket, err: err}
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", socket)
+	if err != nil {
+		return nil, &dialError{socket: socket, err: err}
+	}
+	cred, err := osutil.PeerCred(conn)
+	if err != nil {
+		conn.Close()
+		return nil, &untrustedError{socket: socket, err: fmt.Errorf("cannot tell who listens: %w", err)}
+	}
+	if cred.UID != os.Getuid() {
+		conn.Close()
+		return nil, &untrustedError{socket: socket, err: fmt.Errorf("the listener runs as uid %d, not as you (uid %d)", cred.UID, os.Getuid())}
+	}
+	return conn, nil
+}
+
+// untrustedError is a socket that is not the daemon's: it counts as the
+// daemon being down.
+type untrustedError struct {
+	socket string
+	err    error
+}
+
+func (e *untrustedError) Error() string {
+	return fmt.Sprintf("%v: %v (socket %s): %v", ErrDaemonDown, ErrUntrusted, e.socket, e.err)
+}
+
+func (e *untrustedError) Unwrap() []error { return []error{ErrDaemonDown, ErrUntrusted, e.err} }
 
 // ctxErr prefers the context's error when it ended the exchange.
 func ctxErr(ctx context.Context, err error) error {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agatehq/agate/app/strictjson"
 )
 
 // Parse reads one hook event of agent from data, the JSON the agent wrote
@@ -53,6 +55,11 @@ func decodeInput(data []byte, v any) error {
 	if err := json.Unmarshal(data, v); err != nil {
 		return positionErr(data, err)
 	}
+	if err := strictjson.Check(data); err != nil {
+		// Two members of one name mean two things at once: the agent may
+		// act on the other one.
+		return fmt.Errorf("the input is refused: %w", err)
+	}
 	return nil
 }
 
@@ -63,10 +70,8 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	if len(raw) == 0 || isNull(raw) {
 		return map[string]any{}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	var args map[string]any
-	if err := dec.Decode(&args); err != nil {
+	if err := (strictjson.Options{UseNumber: true}).Unmarshal(raw, &args); err != nil {
 		return nil, fmt.Errorf("tool_input: %w", err)
 	}
 	if args == nil { // "null" inside, already handled; keep the map non-nil

@@ -24,6 +24,7 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/hook"
+	"github.com/agatehq/agate/policy/schema"
 )
 
 // Options are one hook call's surroundings.
@@ -186,10 +187,12 @@ func readHookConfig(p api.Paths) hookConfig {
 		hc.err = fmt.Errorf("%s: %w", p.Config, err)
 		return hc
 	}
-	// A key the hook does not know in the sections it reads is a typo the
-	// daemon refuses too: fail closed rather than guess.
+	// A key of the sections it reads that the engine does not know either
+	// is a typo the daemon refuses too: fail closed rather than guess.
+	// Every key the engine knows is accepted (package schema holds the
+	// names), so agate's own default file reads here.
 	for _, k := range md.Undecoded() {
-		if k[0] == "hooks" || k[0] == "approvals" {
+		if len(k) >= 2 && (k[0] == "hooks" || k[0] == "approvals") && !schema.Known(k[0], k[1]) {
 			hc.err = fmt.Errorf("%s: %s: unknown key", p.Config, k)
 			return hc
 		}
@@ -267,6 +270,8 @@ func (r *hookRun) answer(ctx context.Context) hook.Output {
 // failure says why the daemon gave no answer, and what follows (tail).
 func (r *hookRun) failure(ctx context.Context, err error, tail string) string {
 	switch {
+	case errors.Is(err, api.ErrUntrusted):
+		return fmt.Sprintf("%v; nothing was sent to it, as if no daemon ran; %s", err, tail)
 	case errors.Is(err, api.ErrDaemonDown):
 		return fmt.Sprintf("the daemon is not running (socket %s): start it with `agate` or `agate serve`; %s", r.paths.Socket, tail)
 	case ctx.Err() != nil:
