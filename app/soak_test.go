@@ -145,7 +145,9 @@ func TestSoak(t *testing.T) {
 		t.Fatalf("the audit log after the soak: %+v %v", vr, err)
 	}
 	slices.Sort(lat)
-	q := func(f float64) time.Duration { return lat[min(len(lat)-1, int(f*float64(len(lat))))].Round(time.Millisecond) }
+	q := func(f float64) time.Duration {
+		return lat[min(len(lat)-1, int(f*float64(len(lat))))].Round(time.Millisecond)
+	}
 	if hookFail > 0 {
 		t.Errorf("%d of %d hook calls during the soak got no decision", hookFail, len(lat))
 	}
