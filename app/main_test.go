@@ -40,7 +40,9 @@ func TestMain(m *testing.M) {
 		fmt.Println("answered")
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBuilt()
+	os.Exit(code)
 }
 
 var _ = http.StatusOK
