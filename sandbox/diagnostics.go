@@ -138,19 +138,21 @@ func Probe(ctx context.Context, o Options) Diagnostics {
 
 // probeBase returns where probes make their temp dirs: outside /tmp, which
 // the Linux launchers replace with a private one, so that a write that
-// escapes is seen from the host.
+// escapes is seen from the host. The shared fallback in /var/tmp is one
+// per user, and used only when it is the user's own dir: another user's
+// (or a planted symlink) would let them see or steer the probe.
 func probeBase() string {
 	tmp := filepath.Clean(os.TempDir())
 	var candidates []string
 	if dir, err := os.UserCacheDir(); err == nil {
 		candidates = append(candidates, filepath.Join(dir, "agate"))
 	}
-	candidates = append(candidates, "/var/tmp/agate-probe")
+	candidates = append(candidates, fmt.Sprintf("/var/tmp/agate-probe-%d", os.Getuid()))
 	for _, base := range candidates {
 		if within(filepath.Clean(base), tmp) {
 			continue // the sandbox's private /tmp would hide an escape
 		}
-		if os.MkdirAll(base, 0o700) == nil {
+		if os.MkdirAll(base, 0o700) == nil && ownDir(base) {
 			return base
 		}
 	}
