@@ -96,7 +96,10 @@ func Doctor(ctx context.Context, p Paths) *Report {
 	cancel()
 	if r.Sandbox.Enabled && !r.Sandbox.Available {
 		msg := "the sandbox is on but no launcher works: " + r.Sandbox.Reason
-		if r.Sandbox.Install != "" {
+		switch {
+		case r.Sandbox.Fix != "":
+			msg += "; to change: " + r.Sandbox.Fix
+		case r.Sandbox.Install != "":
 			msg += " (" + r.Sandbox.Install + ")"
 		}
 		problem("%s", msg)
@@ -250,6 +253,9 @@ func (r *Report) print(w io.Writer) {
 	fmt.Fprintln(w)
 	if s.Install != "" {
 		fmt.Fprintf(w, "           to install: %s\n", s.Install)
+	}
+	if s.Fix != "" {
+		fmt.Fprintf(w, "           to change: %s\n", s.Fix)
 	}
 	backend := r.Keychain.Backend
 	if backend == "" {
