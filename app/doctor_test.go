@@ -1,10 +1,10 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/keystore"
+	"github.com/agatehq/agate/sandbox"
 )
 
 func TestDoctor(t *testing.T) {
@@ -45,8 +46,9 @@ func TestDoctor(t *testing.T) {
 	if !r.Sandbox.Enabled || r.Sandbox.ProbedAt.IsZero() {
 		t.Errorf("sandbox %+v", r.Sandbox)
 	}
-	if _, err := exec.LookPath("bwrap"); err == nil && (!r.Sandbox.Available || !r.Sandbox.NetworkIsolation) {
-		t.Errorf("bwrap is installed but the probe says %+v", r.Sandbox)
+	bo := sandbox.Options{Launcher: sandbox.LauncherBwrap, FailClosed: true, WorkDir: t.TempDir()}
+	if _, err := sandbox.Prepare(context.Background(), bo, []string{"true"}); err == nil && (!r.Sandbox.Available || !r.Sandbox.NetworkIsolation) {
+		t.Errorf("bwrap can run here but the probe says %+v", r.Sandbox)
 	}
 	if len(r.Leaked) != 1 || r.Leaked[0].Name != "keystore:openai" {
 		t.Errorf("leaked %+v", r.Leaked)
