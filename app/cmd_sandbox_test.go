@@ -63,10 +63,13 @@ func runSandbox(t *testing.T, stdin string, args ...string) (int, string, string
 	return code, stdout.String(), stderr.String()
 }
 
+// needBwrap skips t unless bwrap can confine commands here: it is
+// installed, and the machine gives it user namespaces.
 func needBwrap(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bwrap is not installed (apt install bubblewrap)")
+	o := sandbox.Options{Launcher: sandbox.LauncherBwrap, FailClosed: true, WorkDir: t.TempDir()}
+	if _, err := sandbox.Prepare(context.Background(), o, []string{"true"}); err != nil {
+		t.Skipf("bwrap cannot run here: %v", err)
 	}
 }
 

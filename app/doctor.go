@@ -46,6 +46,9 @@ type KeychainReport struct {
 	Backend string `json:"backend"` // "keychain", "passphrase", or "" before the first key
 	Keys    int    `json:"keys"`
 	Health  string `json:"health"`
+	// NoSessionBus is true when the keychain is out of reach for want of
+	// a D-Bus session bus (Linux, the BSDs).
+	NoSessionBus bool `json:"no_session_bus,omitempty"`
 }
 
 // HookReport is one agent's hooks.
@@ -93,13 +96,21 @@ func Doctor(ctx context.Context, p Paths) *Report {
 	cancel()
 	if r.Sandbox.Enabled && !r.Sandbox.Available {
 		msg := "the sandbox is on but no launcher works: " + r.Sandbox.Reason
-		if r.Sandbox.Install != "" {
+		switch {
+		case r.Sandbox.Fix != "":
+			msg += "; to change: " + r.Sandbox.Fix
+		case r.Sandbox.Install != "":
 			msg += " (" + r.Sandbox.Install + ")"
 		}
 		problem("%s", msg)
 	}
 
 	r.Keychain = keychainReport(ctx, p)
+	if r.Keychain.NoSessionBus && r.Keychain.Backend == "keychain" {
+		problem("the key store's master key is in the OS keychain, which cannot be reached without a D-Bus session bus: " +
+			"run agate in the desktop session (or set DBUS_SESSION_BUS_ADDRESS to its bus), " +
+			"or there move the key with `agate keys backend --migrate passphrase`")
+	}
 	store, _ := keystore.Open(p.KeyStore(), &keystore.Keychain{}, &keystore.Passphrase{Ask: keystore.EnvPrompt(nil)})
 	res := keystore.NewResolver(store, cfg.Secrets.VaultEnv)
 	for _, name := range sortedNames(cfg.Secrets.Env) {
@@ -174,6 +185,11 @@ func keychainReport(ctx context.Context, p Paths) KeychainReport {
 	switch {
 	case kerr == nil || errors.Is(kerr, keystore.ErrNotFound):
 		kr.Health = "the OS keychain answers"
+	case errors.Is(kerr, keystore.ErrNoSessionBus):
+		kr.NoSessionBus = true
+		kr.Health = "no OS keychain here: there is no D-Bus session bus (a server, an SSH login, cron), " +
+			"and agate starts none; keys use the passphrase (AGATE_PASSPHRASE or a prompt). " +
+			"For the keychain, run agate in the desktop session, or set DBUS_SESSION_BUS_ADDRESS to its bus"
 	default:
 		kr.Health = "the OS keychain does not answer (" + kerr.Error() + "): keys use the passphrase (AGATE_PASSPHRASE or a prompt)"
 	}
@@ -237,6 +253,9 @@ func (r *Report) print(w io.Writer) {
 	fmt.Fprintln(w)
 	if s.Install != "" {
 		fmt.Fprintf(w, "           to install: %s\n", s.Install)
+	}
+	if s.Fix != "" {
+		fmt.Fprintf(w, "           to change: %s\n", s.Fix)
 	}
 	backend := r.Keychain.Backend
 	if backend == "" {

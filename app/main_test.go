@@ -14,11 +14,14 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/sandbox"
+	"github.com/agatehq/agate/sandbox/sandboxtest"
 )
 
 // TestMain lets the test binary play other processes: a daemon to kill, a
 // client of another user.
 func TestMain(m *testing.M) {
+	// A test may run a command under a condition through this binary.
+	sandboxtest.Main()
 	// The Landlock launcher re-executes this binary to confine a command.
 	sandbox.MaybeReexec()
 	switch os.Getenv("AGATE_TEST_ROLE") {

@@ -22,6 +22,11 @@ var (
 	// with no Secret Service. The store tries the next backend for a new
 	// master key; for an existing one it reports ErrLocked.
 	ErrUnavailable = errors.New("unavailable")
+	// ErrNoSessionBus is a keychain that cannot be reached because there
+	// is no D-Bus session bus (Linux and the BSDs, where the Secret Service
+	// lives on it): a server, an SSH login, a cron job. It always comes
+	// with ErrUnavailable. agate never starts a bus to ask.
+	ErrNoSessionBus = errors.New("no D-Bus session bus")
 	// ErrUnset is a reference whose secret is not configured: an unset
 	// environment variable, a missing file or key store entry.
 	ErrUnset = errors.New("not configured")

@@ -34,6 +34,12 @@ const DefaultKeychainTimeout = 30 * time.Second
 //
 // Any error from the keychain other than a missing entry means it is
 // unavailable (no Secret Service, no session bus, a timeout): ErrUnavailable.
+//
+// On Linux and the BSDs the keychain is the Secret Service on the D-Bus
+// session bus. Where there is none, Keychain does not ask: left alone,
+// go-keyring would have dbus-launch start a session bus (and the bus a
+// gnome-keyring-daemon) that outlives the process. The error then wraps
+// ErrNoSessionBus as well as ErrUnavailable.
 type Keychain struct {
 	Service string        // "agate" when empty
 	User    string        // "master-key" when empty
@@ -104,6 +110,9 @@ func (k *Keychain) Delete(ctx context.Context) error {
 func (k *Keychain) call(ctx context.Context, what string, f func(keyringAPI) error) error {
 	r := k.ring
 	if r == nil {
+		if err := sessionBus(); err != nil {
+			return fmt.Errorf("keychain %s: %w: %w", what, ErrUnavailable, err)
+		}
 		r = osKeyring{}
 	}
 	timeout := k.Timeout

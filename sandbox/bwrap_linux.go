@@ -21,9 +21,18 @@ var _ launcher = (*bwrap)(nil)
 
 func (*bwrap) name() string { return LauncherBwrap }
 
+// check finds bwrap and makes sure this process may have user namespaces
+// (see usernsRefused): where it may not, bwrap is installed but cannot
+// start. As root with user.max_user_namespaces = 0, bwrap does without one.
 func (*bwrap) check(Options) error {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		return errors.New("bwrap is not installed")
+	}
+	if e := usernsQuick(); e != nil && (getuid() != 0 || !e.switchedOff) {
+		return e
+	}
+	if e := apparmorRefuses("bwrap"); e != nil {
+		return e
 	}
 	return nil
 }

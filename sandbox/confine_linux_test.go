@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agatehq/agate/sandbox/sandboxtest"
 )
 
 // envUnprivileged is set in the test binary's environment when
@@ -38,7 +40,7 @@ func newHarness(t *testing.T, o Options) *harness {
 	h := &harness{work: t.TempDir()}
 	// Outside /tmp, which the Linux launchers replace: a write that escapes
 	// lands here and is seen. World-writable, so only the sandbox stops it.
-	outside, err := os.MkdirTemp("/var/tmp", "agate-sandbox-outside-")
+	outside, err := os.MkdirTemp(outsideBase(), "agate-sandbox-outside-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +91,16 @@ func newHarness(t *testing.T, o Options) *harness {
 	o.SecretEnv = []string{"CONFIG_NAMED"}
 	h.opts = o
 	return h
+}
+
+// outsideBase is where a harness makes its dir outside /tmp: the temp
+// dir when it is not under /tmp (a test run as another user is given one
+// of its own), else /var/tmp.
+func outsideBase() string {
+	if tmp := filepath.Clean(os.TempDir()); !within(tmp, "/tmp") {
+		return tmp
+	}
+	return "/var/tmp"
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -391,10 +403,11 @@ type launcherUnderTest struct {
 
 var launchersUnderTest = []launcherUnderTest{
 	{"bwrap", func(*testing.T) (Options, string) {
-		if _, err := exec.LookPath("bwrap"); err != nil {
-			return Options{}, "bwrap is not installed (apt install bubblewrap)"
+		o := Options{Launcher: LauncherBwrap}
+		if err := (&bwrap{}).check(o); err != nil {
+			return o, "bwrap cannot run here: " + err.Error()
 		}
-		return Options{Launcher: LauncherBwrap}, ""
+		return o, ""
 	}},
 	{"landlock", func(*testing.T) (Options, string) {
 		o := Options{Launcher: LauncherLandlock}
@@ -486,8 +499,12 @@ func TestSandboxConfinement(t *testing.T) {
 	}
 }
 
-// TestSandboxConfinementUnprivileged re-runs TestSandboxConfinement as nobody (uid
-// 65534) when the tests run as root, so both kinds of caller are proved.
+// TestSandboxConfinementUnprivileged re-runs TestSandboxConfinement as nobody
+// (uid 65534) when the tests run as root, so both kinds of caller are
+// proved. It runs it as on a machine whose /tmp is not world-writable (a
+// private /tmp of mode 0755, sandboxtest.Tmp0755), as some are: nobody
+// gets a temp dir and a home of its own, made here with the modes it
+// needs.
 func TestSandboxConfinementUnprivileged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real sandboxes")
@@ -498,42 +515,22 @@ func TestSandboxConfinementUnprivileged(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skipf("already unprivileged (uid %d): TestSandboxConfinement covered it", os.Getuid())
 	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("setpriv (util-linux) is missing: cannot drop to an ordinary user")
-	}
-	self, err := os.Executable()
+	u := newUserWorld(t, nobody)
+	cmd, err := sandboxtest.Command(sandboxtest.Tmp0755, nobody, u.env(envUnprivileged+"=1"),
+		u.bin, "-test.run=^TestSandboxConfinement$", "-test.v", "-test.count=1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The test binary sits in a root-only dir: copy it where nobody can
-	// run it.
-	dir, err := os.MkdirTemp("/var/tmp", "agate-sandbox-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "sandbox.test")
-	data, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	cmd.Dir = u.dir
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--",
-		bin, "-test.run=^TestSandboxConfinement$", "-test.v", "-test.count=1")
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=/nonexistent", "LANG=C.UTF-8", envUnprivileged + "=1"}
-	out, err := cmd.CombinedOutput()
-	t.Logf("as nobody:\n%s", out)
+	out, err := runContext(ctx, cmd)
+	t.Logf("as nobody, with /tmp of mode 0755:\n%s", out)
 	if err != nil {
 		t.Fatalf("TestSandboxConfinement as nobody: %v", err)
+	}
+	if why := refusedFor(out, "bwrap", "landlock"); why != "" {
+		t.Skipf("as nobody, neither launcher can run here: %s", why)
 	}
 	for _, want := range []string{"--- PASS: TestSandboxConfinement/bwrap ", "--- PASS: TestSandboxConfinement/landlock ", "confined as uid 65534"} {
 		if !bytes.Contains(out, []byte(want)) {

@@ -39,8 +39,13 @@ type Diagnostics struct {
 	FailClosed bool `json:"fail_closed"`
 	// Reason says why the launcher is or is not available.
 	Reason string `json:"reason"`
-	// Install says what to install when nothing is available.
+	// Install says what to install when nothing is available and
+	// nothing was refused by the machine's settings.
 	Install string `json:"install,omitempty"`
+	// Fix says what to change when the machine refused what the
+	// launchers need (user namespaces: a sysctl, AppArmor, a container,
+	// a chroot); then Install is empty.
+	Fix string `json:"fix,omitempty"`
 	// Checks are the probe's findings for the launcher reported.
 	Checks []Check `json:"checks,omitempty"`
 	// Skipped are the launchers passed over before it, with why.
@@ -100,15 +105,20 @@ func Probe(ctx context.Context, o Options) Diagnostics {
 	if err != nil {
 		reason = err.Error()
 	}
-	var skipped []string
+	var skipped, fixes []string
 	for _, l := range ls {
 		if err := l.check(o); err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s: %v", l.name(), err))
+			fixes = addFix(fixes, err)
 			continue
 		}
 		checks, netOK, err := probeLauncher(ctx, l, o)
 		if err != nil {
+			if r := refusedNow(l); r != nil {
+				err = fmt.Errorf("%w (%v)", r, err)
+			}
 			skipped = append(skipped, fmt.Sprintf("%s: %v", l.name(), err))
+			fixes = addFix(fixes, err)
 			d.Checks = checks
 			continue
 		}
@@ -132,25 +142,31 @@ func Probe(ctx context.Context, o Options) Diagnostics {
 	}
 	d.Reason = reason
 	d.Skipped = skipped
-	d.Install = installHint
+	if len(fixes) > 0 {
+		d.Fix = strings.Join(fixes, "; or ")
+	} else {
+		d.Install = installHint
+	}
 	return d
 }
 
 // probeBase returns where probes make their temp dirs: outside /tmp, which
 // the Linux launchers replace with a private one, so that a write that
-// escapes is seen from the host.
+// escapes is seen from the host. The shared fallback in /var/tmp is one
+// per user, and used only when it is the user's own dir: another user's
+// (or a planted symlink) would let them see or steer the probe.
 func probeBase() string {
 	tmp := filepath.Clean(os.TempDir())
 	var candidates []string
 	if dir, err := os.UserCacheDir(); err == nil {
 		candidates = append(candidates, filepath.Join(dir, "agate"))
 	}
-	candidates = append(candidates, "/var/tmp/agate-probe")
+	candidates = append(candidates, fmt.Sprintf("/var/tmp/agate-probe-%d", os.Getuid()))
 	for _, base := range candidates {
 		if within(filepath.Clean(base), tmp) {
 			continue // the sandbox's private /tmp would hide an escape
 		}
-		if os.MkdirAll(base, 0o700) == nil {
+		if os.MkdirAll(base, 0o700) == nil && ownDir(base) {
 			return base
 		}
 	}

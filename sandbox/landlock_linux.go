@@ -69,23 +69,18 @@ func (*landlockLauncher) check(o Options) error {
 	case abi < minLandlockABI:
 		return fmt.Errorf("the kernel's Landlock ABI %d is too old (need %d: Linux 6.2 or later)", abi, minLandlockABI)
 	}
-	if readSysctl("/proc/sys/user/max_user_namespaces") == "0" {
-		return errors.New("user namespaces are switched off (user.max_user_namespaces = 0)")
-	}
-	if os.Getuid() != 0 {
-		if readSysctl("/proc/sys/kernel/unprivileged_userns_clone") == "0" {
-			return errors.New("unprivileged user namespaces are switched off (kernel.unprivileged_userns_clone = 0)")
-		}
-		if readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1" {
-			return errors.New("AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1)")
-		}
-	}
 	exe, err := executable(o)
 	if err != nil {
 		return err
 	}
 	if _, err := os.Stat(exe); err != nil {
 		return fmt.Errorf("agate's executable: %w", err)
+	}
+	if e := usernsQuick(); e != nil {
+		return e
+	}
+	if e := apparmorRefuses("agate"); e != nil {
+		return e
 	}
 	return nil
 }

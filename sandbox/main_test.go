@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"testing"
+
+	"github.com/agatehq/agate/sandbox/sandboxtest"
 )
 
 // envExecHelper makes the test binary act as a caller of Prepared.Exec:
@@ -30,6 +32,7 @@ const (
 // TestMain lets the test binary be the landlock launcher's re-exec target,
 // as agate's main is, and a caller of Prepared.Exec.
 func TestMain(m *testing.M) {
+	sandboxtest.Main() // a test may run a command under a condition through this binary
 	MaybeReexec()
 	if l := os.Getenv(envExecHelper); l != "" {
 		os.Exit(execHelper(l))

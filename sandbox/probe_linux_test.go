@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -29,8 +28,8 @@ func TestSandboxProbe(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.launcher, func(t *testing.T) {
 			if tt.launcher != LauncherLandlock {
-				if _, err := exec.LookPath("bwrap"); err != nil {
-					t.Skip("bwrap is not installed (apt install bubblewrap)")
+				if err := (&bwrap{}).check(Options{}); err != nil {
+					t.Skip("bwrap cannot run here: " + err.Error())
 				}
 			} else if err := (&landlockLauncher{}).check(Options{}); err != nil {
 				t.Skip("landlock launcher unavailable here: " + err.Error())

@@ -90,21 +90,40 @@ func candidates(o Options) ([]launcher, string, error) {
 }
 
 // choose returns the first candidate whose quick check passes. With none,
-// it returns a nil launcher and why each was passed over.
-func choose(o Options) (launcher, string, error) {
+// it returns a nil launcher, why each was passed over and, when the
+// machine refuses what a launcher needs, what to change (see fixOf).
+func choose(o Options) (l launcher, reason, fix string, err error) {
 	ls, reason, err := candidates(o)
 	if err != nil || len(ls) == 0 {
-		return nil, reason, err
+		return nil, reason, "", err
 	}
-	var why []string
+	var why, fixes []string
 	for _, l := range ls {
 		if err := l.check(o); err != nil {
 			why = append(why, fmt.Sprintf("%s: %v", l.name(), err))
+			fixes = addFix(fixes, err)
 			continue
 		}
-		return l, "", nil
+		return l, "", "", nil
 	}
-	return nil, strings.Join(why, "; "), nil
+	return nil, strings.Join(why, "; "), strings.Join(fixes, "; or "), nil
+}
+
+// refusal is a launcher's check failure that is the machine's setting,
+// not a missing program: user namespaces refused by a sysctl, AppArmor, a
+// container or a chroot. Fix says what the person can change.
+type refusal interface {
+	error
+	Fix() string
+}
+
+// addFix adds err's fix, when it has one not in fixes yet.
+func addFix(fixes []string, err error) []string {
+	var r refusal
+	if errors.As(err, &r) && r.Fix() != "" && !slices.Contains(fixes, r.Fix()) {
+		fixes = append(fixes, r.Fix())
+	}
+	return fixes
 }
 
 // errMissing marks a launcher's failure to build a command because
@@ -112,8 +131,12 @@ func choose(o Options) (launcher, string, error) {
 // running unconfined, it is not fatal.
 var errMissing = errors.New("launcher unavailable")
 
-// unavailable builds the ErrUnavailable error for reason.
-func unavailable(reason string) error {
+// unavailable builds the ErrUnavailable error for reason: what to change
+// when the machine refused a launcher (fix), else what to install.
+func unavailable(reason, fix string) error {
+	if fix != "" {
+		return fmt.Errorf("%w: %s; to change: %s", ErrUnavailable, reason, fix)
+	}
 	return fmt.Errorf("%w: %s; %s", ErrUnavailable, reason, installHint)
 }
 
@@ -144,7 +167,7 @@ func Prepare(ctx context.Context, o Options, argv []string) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, reason, err := choose(o)
+	l, reason, fix, err := choose(o)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +183,7 @@ func Prepare(ctx context.Context, o Options, argv []string) (*Prepared, error) {
 		reason = fmt.Sprintf("%s: %v", l.name(), err)
 	}
 	if !o.mayRunUnconfined() {
-		return nil, unavailable(reason)
+		return nil, unavailable(reason, fix)
 	}
 	cmd := exec.CommandContext(ctx, p.argv[0], p.argv[1:]...)
 	cmd.Env, cmd.Dir = p.env, p.work
