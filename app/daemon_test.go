@@ -115,7 +115,7 @@ func TestDecideWithoutPrompter(t *testing.T) {
 			return r
 		}(), policy.Deny, ByUnattended, policy.LayerRisk},
 		{"nobody there: unattended", func() *DecideRequest {
-			r := decideReq("Bash", "ls")
+			r := decideReq("Bash", "make test")
 			r.Interactive = false
 			return r
 		}(), policy.Deny, ByUnattended, policy.LayerRisk},

@@ -29,7 +29,7 @@ func TestLiveConfigReload(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go d.watchConfig(ctx)
-	ls := decideReq("Bash", "ls")
+	ls := decideReq("Bash", "make test")
 
 	// A good edit, saved the way editors save (temp file + rename).
 	if err := WriteFileAtomic(p.Config, []byte("[auto]\nmode = \"plan\"\n"), 0o600); err != nil {
@@ -80,7 +80,7 @@ func TestBrokenConfigAtStartIsStrict(t *testing.T) {
 	if st.ConfigError == "" || st.Mode != "manual" {
 		t.Fatalf("status %+v, want manual mode and the error", st)
 	}
-	r, _ := c.Decide(context.Background(), decideReq("Bash", "ls"))
+	r, _ := c.Decide(context.Background(), decideReq("Bash", "make test"))
 	if r.Decision != policy.Ask || r.Layer != policy.LayerMode {
 		t.Fatalf("broken config at start: %+v", r)
 	}

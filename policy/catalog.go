@@ -89,6 +89,10 @@ type ToolSpec struct {
 	Language         string   `toml:"language"`          // argument naming a script's language
 	Workdir          []string `toml:"workdir"`           // arguments naming a shell command's working folder
 	Agent            string   `toml:"agent"`             // which agent ships the tool (documentation)
+	// Overwrites says the tool replaces a whole file (Write), where an
+	// edit tool changes part of it: overwriting what git cannot give back
+	// asks.
+	Overwrites bool `toml:"overwrites"`
 }
 
 // toolSpec is a checked ToolSpec.
@@ -105,13 +109,15 @@ type toolSpec struct {
 	writes    bool // the path arguments are written (FileWrite)
 	urls      []string
 	patch     string
-	language  string
-	workdir   []string
+	language   string
+	workdir    []string
+	overwrites bool
 }
 
 func (s ToolSpec) compile(name string) (*toolSpec, error) {
 	t := &toolSpec{name: name, canonical: s.Canonical, category: s.Category, approval: s.ApprovalRequired,
-		readOnly: s.ReadOnly, command: s.Command, paths: s.Paths, urls: s.URLs, patch: s.Patch, language: s.Language, workdir: s.Workdir}
+		readOnly: s.ReadOnly, command: s.Command, paths: s.Paths, urls: s.URLs, patch: s.Patch, language: s.Language,
+		workdir: s.Workdir, overwrites: s.Overwrites}
 	if name == "" {
 		return nil, errors.New("empty tool name")
 	}

@@ -14,6 +14,7 @@ type Options struct {
 	ConfigDir string   // agate's config folder: writes to it ask
 	StateDir  string   // agate's state folder: writes ask, and its key store is a secret path
 	Self      []string // paths agate's binaries run under: running them from a shell is a guardrail
+	SelfPID   int      // the daemon's process: killing it touches agate itself
 	// FoldCase matches protected and secret paths without regard to case,
 	// as the file systems of macOS and Windows name files.
 	FoldCase bool
@@ -41,6 +42,7 @@ type Policy struct {
 	disabled     map[string]bool // categories switched off
 	agents       map[string]*agentPolicy
 	catalog      *Catalog
+	programs     *Programs // what programs do, for shell calls
 	overlay      string // the overlay merged in, if any
 	floor        Mode   // the overlay's mode: no agent runs looser than this
 	problems     []*ConfigError
@@ -76,9 +78,10 @@ func compileGrant(g Grant, ref RuleRef) compiledGrant {
 	return compiledGrant{Grant: g, tool: tg, ref: ref}
 }
 
-// covers reports whether the grant approves a call of tool t carrying risks.
+// covers reports whether a broad grant approves a call of tool t
+// carrying risks.
 func (g *compiledGrant) covers(t *toolInfo, risks Risks) bool {
-	if risks.Has(Secret) || !t.matchGlob(g.tool) {
+	if g.narrow || risks&ungrantable != 0 || !t.matchGlob(g.tool) {
 		return false
 	}
 	return g.Any || risks.SubsetOf(g.Risks)
@@ -218,6 +221,9 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 		p.catalog = builtinCatalog()
 	} else if p.catalog, err = newCatalog(cfg.Catalog); err != nil {
 		fail("catalog", -1, err)
+	}
+	if p.programs, err = withPrograms(cfg.Programs); err != nil {
+		fail("programs", -1, err)
 	}
 	if len(errs) > 0 {
 		return nil, joinConfigErrors(errs)

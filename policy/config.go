@@ -28,6 +28,9 @@ type Config struct {
 	Secrets   Secrets             `toml:"secrets"`
 	Audit     Audit               `toml:"audit"`
 	Catalog   map[string]ToolSpec `toml:"catalog"` // extra or overriding tool specs
+	// Programs adds programs to the catalog of programs, or replaces one
+	// whole: [programs.NAME], as policy/programs/*.toml writes them.
+	Programs map[string]ProgramSpec `toml:"programs"`
 
 	// Source names where the config came from: a file path, or "" for the
 	// built-in defaults.

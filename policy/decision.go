@@ -72,9 +72,23 @@ type Decision struct {
 	// asked, so it was denied; Layer and Rule still say why it would have
 	// asked.
 	Unattended bool
-	// Grant is the grant that a person's "session" or "always" answer to this
-	// call would record; empty when the call asks for nothing.
+	// Grant is Pepe's broad grant for this call (its tool and risk set):
+	// offered as the widest answer, never what a popup records by
+	// default. Empty when the call asks for nothing.
 	Grant Grant
+	// Proposals are the narrow grants a person's "session" or "always"
+	// answer records by default: what they are looking at (for a shell
+	// call, one per simple command that asks). Empty when the call asks
+	// for nothing, or for what no grant may cover (a secret).
+	Proposals []Grant
+	// Effects are what the call does.
+	Effects []Effect
+	// Commands are a shell call's simple commands, each with what it does
+	// and how it was decided.
+	Commands []Command
+	// Sandbox is set on an allow that holds only with the command run
+	// confined (Request.Sandbox).
+	Sandbox bool
 }
 
 // decisionJSON is the wire form of a Decision, the one `agate check --json`

@@ -45,6 +45,14 @@ type call struct {
 	secret   string // what kind of credential the arguments carry
 	edit     bool   // a shell command whose only effect is writing inside the project
 	err      error  // the call could not be analysed
+	// effects are what the call does: for a shell call, every simple
+	// command's; for another tool, what its paths and URLs say.
+	effects effectSet
+	// persist is the first effect that sets something up to run later
+	// (protected, like a write to a protected path).
+	persist *Effect
+	// cmdState is how each simple command of a shell call was decided.
+	cmdState []cmdState
 }
 
 // Decide returns the decision for one call. It never fails: a call it
@@ -55,12 +63,17 @@ func (p *Policy) Decide(r *Request) Decision {
 	c := p.analyse(r)
 	d := p.decide(c)
 	d.Tool, d.Category, d.Risks, d.Tainted = r.Tool, c.t.category, c.risks, r.Tainted
+	d.Effects = c.effects
+	if c.shell != nil {
+		d.Commands = c.commands()
+	}
 	if d.Verdict == Ask {
-		g := Grant{Tool: escapeGlob(c.t.name), Risks: c.risks.Without(Risks(Secret))}
+		g := Grant{Tool: escapeGlob(c.t.name), Risks: c.risks.Without(ungrantable)}
 		if c.t.known && c.t.canonical != "" && !strings.ContainsAny(c.t.canonical, "*?[") {
 			g.Tool = c.t.canonical
 		}
 		d.Grant = g
+		d.Proposals = p.proposals(c)
 		if !r.Interactive {
 			d.Verdict, d.Unattended = Deny, true
 			d.Reason = "nobody can be asked, so it is denied: " + d.Reason
@@ -115,76 +128,36 @@ func (p *Policy) decide(c *call) Decision {
 		}
 		return d
 	}
-	// 5. Protected paths, secret reads, credentials in the arguments.
-	if w, ref, ok := p.protectedWrite(c); ok {
-		return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
-			Reason: fmt.Sprintf("it writes %s, a protected path (%s)", w, ref.String())}
-	}
-	for _, rd := range c.reads {
-		if ref, ok := p.secretReads.match(rd); ok {
-			return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
-				Reason: fmt.Sprintf("it reads %s, which holds secrets (%s)", rd, ref.String())}
-		}
-		if !strings.ContainsAny(rd, "*?[") {
-			continue
-		}
-		if r.Glob != nil {
-			for _, m := range r.Glob(rd) {
-				if ref, ok := p.secretReads.match(m); ok {
-					return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
-						Reason: fmt.Sprintf("it reads %s, which names %s, a file that holds secrets (%s)", rd, m, ref.String())}
-				}
-			}
-		} else if ref, ok := p.secretReads.matchGlob(rd); ok {
-			return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
-				Reason: fmt.Sprintf("it reads %s, which may name files that hold secrets (%s)", rd, ref.String())}
-		}
-	}
-	if c.risks.Has(Secret) {
-		return Decision{Verdict: Ask, Layer: LayerProtected, Reason: "its arguments carry a " + c.secret}
+	// 5. Protected paths, persistence, secret reads, credentials in the
+	// arguments.
+	if d, ok := p.protectedLayer(c); ok {
+		return d
 	}
 	if mode == ModeManual {
 		if !acts && !withdrawn {
-			return Decision{Verdict: Allow, Layer: LayerRisk, Reason: "read-only call"}
+			return Decision{Verdict: Allow, Layer: LayerRisk, Reason: "it only reads"}
 		}
 		return Decision{Verdict: Ask, Layer: LayerMode, Reason: "mode is manual: every call that acts asks"}
 	}
+	if c.shell != nil {
+		return p.decideShell(c, mode, agent, withdrawn)
+	}
 	implicit := !c.t.approval // approval_required tools pass only rules and grants
+	destroys, what := c.destroys()
 	// 6. accept_edits: edits in the project allow.
-	if mode == ModeAcceptEdits && implicit && (c.category == "fs" || c.category == "code") && c.contained() {
-		return Decision{Verdict: Allow, Layer: LayerAcceptEdits, Reason: "mode is accept_edits and this is an edit in the project"}
+	if mode == ModeAcceptEdits && implicit && !destroys && (c.category == "fs" || c.category == "code") && c.contained() {
+		return Decision{Verdict: Allow, Layer: LayerAcceptEdits, Reason: "mode is accept_edits, and this is an edit in the project"}
 	}
 	// 7. auto_approve categories, then grants.
-	if !withdrawn && implicit && p.autoApprove[c.category] && c.contained() {
+	if !withdrawn && implicit && !destroys && p.autoApprove[c.category] && c.contained() {
 		return Decision{Verdict: Allow, Layer: LayerAutoApprove,
-			Reason: fmt.Sprintf("the %s category is in auto_approve", c.category)}
+			Reason: fmt.Sprintf("%s tools are pre-approved (auto_approve) and this stays in the project", c.category)}
 	}
-	for _, g := range r.RunGrants {
-		cg := compileGrant(g, RuleRef{Text: g.String(), Source: "this run"})
-		if cg.covers(&c.t, c.risks) {
-			return Decision{Verdict: Allow, Layer: LayerGrant, Rule: &cg.ref,
-				Reason: fmt.Sprintf("granted for this run (%s)", g)}
-		}
-	}
-	if !withdrawn {
-		if agent != nil {
-			for i := range agent.grants {
-				if agent.grants[i].covers(&c.t, c.risks) {
-					return Decision{Verdict: Allow, Layer: LayerGrant, Rule: &agent.grants[i].ref,
-						Reason: fmt.Sprintf("granted to %s (%s)", r.Agent, agent.grants[i].ref.String())}
-				}
-			}
-		}
-		for _, g := range r.Grants {
-			cg := compileGrant(g, RuleRef{Text: g.String(), Source: "grant"})
-			if cg.covers(&c.t, c.risks) {
-				return Decision{Verdict: Allow, Layer: LayerGrant, Rule: &cg.ref,
-					Reason: fmt.Sprintf("granted (%s)", g)}
-			}
-		}
+	if d, ok := p.grantedTool(c, agent, withdrawn); ok {
+		return d
 	}
 	// 8. Trusted scopes.
-	if implicit {
+	if implicit && !destroys {
 		if (c.category == "fs" || c.category == "code") && len(c.paths) > 0 {
 			var ref *RuleRef
 			all := true
@@ -198,7 +171,7 @@ func (p *Policy) decide(c *call) Decision {
 			}
 			if all {
 				return Decision{Verdict: Allow, Layer: LayerTrusted, Rule: ref,
-					Reason: fmt.Sprintf("its paths are under trusted_dirs (%s)", ref.Text)}
+					Reason: fmt.Sprintf("its paths are under a trusted folder (%s)", ref.Text)}
 			}
 		}
 		if c.t.category == "web" && len(c.hosts) > 0 && c.risks.SubsetOf(Risks(Network)) {
@@ -219,15 +192,11 @@ func (p *Policy) decide(c *call) Decision {
 		}
 	}
 	// 9. Risk.
-	if !withdrawn && implicit {
+	if !withdrawn && implicit && !destroys {
 		switch {
 		case c.t.readOnly:
-			return Decision{Verdict: Allow, Layer: LayerRisk, Reason: "read-only tool"}
-		case c.shell != nil && c.risks.Empty() && !c.edit:
-			if r.Interactive {
-				return Decision{Verdict: Allow, Layer: LayerRisk, Reason: "a shell command with no risk (no delete, write, network, sudo or inline code)"}
-			}
-		case c.shell == nil && c.t.level <= LevelLow && c.risks.Empty() && len(c.writes) == 0:
+			return Decision{Verdict: Allow, Layer: LayerRisk, Reason: "it only reads, and nothing it reads holds secrets"}
+		case c.t.level <= LevelLow && c.risks.Empty() && len(c.writes) == 0:
 			return Decision{Verdict: Allow, Layer: LayerRisk, Reason: fmt.Sprintf("the tool's risk is %s", c.t.level)}
 		}
 	}
@@ -236,22 +205,146 @@ func (p *Policy) decide(c *call) Decision {
 		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: fmt.Sprintf("%s always needs approval", c.t.name)}
 	case !c.t.known:
 		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: fmt.Sprintf("%s is not a tool agate knows", c.t.name)}
+	case destroys:
+		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: what}
 	case withdrawn && !c.t.readOnly:
 		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: "the run has taken in outside content, so pre-approvals do not apply"}
 	case withdrawn:
-		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: "the run has taken in outside content, so even read-only calls ask"}
-	case c.t.level >= LevelHigh && c.shell == nil:
+		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: "the run has taken in outside content, so even calls that only read ask"}
+	case c.t.level >= LevelHigh:
 		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: fmt.Sprintf("the tool's risk is %s", c.t.level)}
-	case c.shell != nil && !c.risks.Empty():
-		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: "the command " + describeRisks(c.risks)}
-	case c.shell != nil && c.edit:
-		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: "the command writes files and fs is not pre-approved"}
-	case c.shell != nil:
-		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: "a shell command with no risk, but the free pass needs a person on the other end"}
 	case len(c.writes) > 0 && !c.contained():
 		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: "it writes outside the project: " + strings.Join(c.outside(), ", ")}
 	}
 	return Decision{Verdict: Ask, Layer: LayerDefault, Reason: fmt.Sprintf("nothing pre-approves %s (%s)", c.t.name, c.t.category)}
+}
+
+// grantedTool runs the grants for a call that is not a shell command:
+// the run's (even while tainted), then the agent's and the person's.
+func (p *Policy) grantedTool(c *call, agent *agentPolicy, withdrawn bool) (Decision, bool) {
+	r := c.req
+	for _, g := range r.RunGrants {
+		if p.toolGrantCovers(g, c) {
+			ref := RuleRef{Text: g.String(), Source: "this run"}
+			return Decision{Verdict: Allow, Layer: LayerGrant, Rule: &ref, Reason: fmt.Sprintf("granted for this run (%s)", g)}, true
+		}
+	}
+	if withdrawn {
+		return Decision{}, false
+	}
+	if agent != nil {
+		for i := range agent.grants {
+			if p.toolGrantCovers(agent.grants[i].Grant, c) {
+				return Decision{Verdict: Allow, Layer: LayerGrant, Rule: &agent.grants[i].ref,
+					Reason: fmt.Sprintf("granted to %s (%s)", r.Agent, agent.grants[i].ref.String())}, true
+			}
+		}
+	}
+	for _, g := range r.Grants {
+		if p.toolGrantCovers(g, c) {
+			ref := RuleRef{Text: g.String(), Source: "grant"}
+			return Decision{Verdict: Allow, Layer: LayerGrant, Rule: &ref, Reason: fmt.Sprintf("granted (%s)", g)}, true
+		}
+	}
+	return Decision{}, false
+}
+
+// toolGrantCovers reports whether a grant covers a call that is not a
+// shell command: a broad one by its risks, a narrow one by the effects
+// of the call's paths and URLs.
+func (p *Policy) toolGrantCovers(g Grant, c *call) bool {
+	if !g.narrow {
+		cg := compileGrant(g, RuleRef{})
+		return cg.covers(&c.t, c.risks)
+	}
+	if g.Prefix != nil || !c.t.matches(g.Tool) || c.risks&ungrantable != 0 {
+		return false
+	}
+	return g.coversEffects(nil, c.effects, func(e Effect) bool { return e.Kind == EffRead || e.Kind == EffNone })
+}
+
+// protectedLayer is layer 5: a write to a protected path, something set
+// up to run later, a read of a file that holds secrets, a secret read by
+// a command, a credential in the arguments: each asks.
+func (p *Policy) protectedLayer(c *call) (Decision, bool) {
+	r := c.req
+	if w, ref, ok := p.protectedWrite(c); ok {
+		return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
+			Reason: fmt.Sprintf("it writes %s, a protected path (%s)", w, ref.String())}, true
+	}
+	if c.persist != nil {
+		return Decision{Verdict: Ask, Layer: LayerProtected,
+			Reason: "it " + c.persist.describe()}, true
+	}
+	for _, rd := range c.reads {
+		if ref, ok := p.secretReads.match(rd); ok {
+			return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
+				Reason: fmt.Sprintf("it reads %s, which holds secrets (%s)", rd, ref.String())}, true
+		}
+		if !strings.ContainsAny(rd, "*?[") {
+			continue
+		}
+		if r.Glob != nil {
+			for _, m := range r.Glob(rd) {
+				if ref, ok := p.secretReads.match(m); ok {
+					return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
+						Reason: fmt.Sprintf("it reads %s, which names %s, a file that holds secrets (%s)", rd, m, ref.String())}, true
+				}
+			}
+		} else if ref, ok := p.secretReads.matchGlob(rd); ok {
+			return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
+				Reason: fmt.Sprintf("it reads %s, which may name files that hold secrets (%s)", rd, ref.String())}, true
+		}
+	}
+	if e, ok := c.effects.first(EffSecret); ok {
+		return Decision{Verdict: Ask, Layer: LayerProtected, Reason: "it " + e.describe()}, true
+	}
+	if c.risks.Has(Secret) && c.secret != "" {
+		return Decision{Verdict: Ask, Layer: LayerProtected, Reason: "its arguments carry a " + c.secret}, true
+	}
+	return Decision{}, false
+}
+
+// destroys reports whether the call overwrites or deletes what git cannot
+// give back (Anymo's destructive operations), and says what.
+func (c *call) destroys() (bool, string) {
+	for _, e := range c.effects {
+		if bad, why := c.destructive(e, c.t.overwrites); bad {
+			return true, why
+		}
+	}
+	return false, ""
+}
+
+// destructive reports whether one effect loses what git cannot give back:
+// a delete, or a write that replaces a file, of something that is there
+// and is not tracked and unchanged.
+func (c *call) destructive(e Effect, replaces bool) (bool, string) {
+	if e.Kind != EffDelete && (e.Kind != EffWrite || e.Append || e.Create || e.Edit || !replaces) {
+		return false, ""
+	}
+	if e.Path == "" {
+		return true, "it " + e.describe()
+	}
+	state := FileUnknown
+	if c.req.Files != nil {
+		state = c.req.Files(e.Path)
+	}
+	switch state {
+	case FileAbsent, FileRecoverable:
+		return false, ""
+	case FileUnrecoverable:
+		verb := "overwrites"
+		if e.Kind == EffDelete {
+			verb = "deletes"
+		}
+		return true, fmt.Sprintf("it %s %s, which git cannot give back (untracked, or with uncommitted changes)", verb, e.Path)
+	}
+	verb := "overwrite"
+	if e.Kind == EffDelete {
+		verb = "delete"
+	}
+	return true, fmt.Sprintf("it would %s %s, and agate cannot tell whether git could give it back", verb, e.Path)
 }
 
 // protectedWrite returns the first protected path the call writes.
@@ -297,7 +390,10 @@ func describeRisks(r Risks) string {
 // acts reports whether the call does anything outside the agent: plan mode
 // denies such calls and manual mode asks for them.
 func (c *call) acts() bool {
-	if c.shell != nil || c.t.approval || !c.risks.Empty() || len(c.writes) > 0 {
+	if c.shell != nil {
+		return !c.readOnly()
+	}
+	if c.t.approval || !c.risks.Empty() || len(c.writes) > 0 {
 		return true
 	}
 	if c.t.readOnly {
@@ -312,7 +408,7 @@ func (c *call) acts() bool {
 // (the workspace) or under a trusted dir. A call that writes nothing is
 // contained.
 func (c *call) contained() bool {
-	return len(c.outside()) == 0 && !(c.shell != nil && c.shell.dynWrite)
+	return len(c.outside()) == 0 && !c.unknownWrite()
 }
 
 // outside returns the written paths that are outside the project and the
@@ -515,10 +611,16 @@ func (p *Policy) analyse(r *Request) *call {
 			q := p.abs(s, r)
 			c.paths = append(c.paths, q)
 			c.subjects = append(c.subjects, q)
-			if c.t.writes {
+			switch {
+			case c.t.writes && c.t.risks.Has(Deletes):
 				c.writes = append(c.writes, q)
-			} else {
+				c.effects = append(c.effects, Effect{Kind: EffDelete, Path: q})
+			case c.t.writes:
+				c.writes = append(c.writes, q)
+				c.effects = append(c.effects, Effect{Kind: EffWrite, Path: q})
+			default:
 				c.reads = append(c.reads, q)
+				c.effects = append(c.effects, Effect{Kind: EffRead, Path: q})
 			}
 		}
 	}
@@ -529,6 +631,9 @@ func (p *Policy) analyse(r *Request) *call {
 				c.paths, c.writes, c.subjects = append(c.paths, q), append(c.writes, q), append(c.subjects, q)
 				if f.deletes {
 					c.risks = c.risks.With(Deletes)
+					c.effects = append(c.effects, Effect{Kind: EffDelete, Path: q})
+				} else {
+					c.effects = append(c.effects, Effect{Kind: EffWrite, Path: q})
 				}
 			}
 		}
@@ -540,7 +645,9 @@ func (p *Policy) analyse(r *Request) *call {
 		}
 		for _, u := range findURLs(s, name == "url") {
 			c.subjects = append(c.subjects, u.String())
-			c.hosts = append(c.hosts, strings.TrimSuffix(strings.ToLower(u.Hostname()), "."))
+			h := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+			c.hosts = append(c.hosts, h)
+			c.effects = append(c.effects, Effect{Kind: EffNetwork, Host: h})
 		}
 	}
 	if c.t.command != "" {
@@ -594,9 +701,11 @@ func (p *Policy) analyseCommand(c *call) {
 	c.command = cmd
 	if c.t.language != "" {
 		if lang, _ := r.Args[c.t.language].(string); lang != "" && lang != "sh" && lang != "bash" && lang != "zsh" && lang != "shell" {
-			// Pepe: the risk hints read shell syntax; other languages get no free pass.
+			// Pepe: a script in another language is code agate does not read.
+			e := Effect{Kind: EffExec, What: "a " + lang + " script, which agate does not read"}
 			c.risks = c.risks.With(InlineCode)
-			c.shell = &shellAnalysis{cmds: []simpleCmd{{text: cmd, stripped: cmd}}}
+			c.shell = &shellAnalysis{cmds: []simpleCmd{{text: cmd, stripped: cmd, plain: cmd, prefix: []string{lang}, effects: []Effect{e}}}}
+			c.effects = append(c.effects, e)
 			return
 		}
 	}
@@ -606,58 +715,65 @@ func (p *Policy) analyseCommand(c *call) {
 			break
 		}
 	}
-	sa := analyseShell(cmd, c.cwd, p.opts.Home, p.opts.Self)
+	ws := r.Workspace
+	if ws == "" {
+		ws = r.Cwd
+	}
+	sa := analyseShellWith(shellEnv{programs: p.programs, cwd: c.cwd, home: p.opts.Home, workspace: ws,
+		self: p.opts.Self, selfPID: p.opts.SelfPID, repo: r.Repo}, cmd)
 	c.shell = sa
 	if sa.err != nil {
 		c.err = sa.err
 		return
 	}
-	c.risks = c.risks.Union(sa.risks)
 	// The analyser made its paths absolute against the folder each command
 	// ran in; only symlinks are left to resolve.
 	resolve := func(q string) string {
-		if r.Resolve != nil {
+		if r.Resolve != nil && q != "" && !strings.ContainsAny(q, "*?[") {
 			return r.Resolve(q)
 		}
 		return q
 	}
-	for _, w := range sa.writes {
-		q := resolve(w)
-		c.writes = append(c.writes, q)
-		c.paths = append(c.paths, q)
-	}
-	for _, w := range sa.words {
-		if w == "" || strings.ContainsAny(w, "\n") {
-			continue
+	for i := range sa.cmds {
+		for j := range sa.cmds[i].effects {
+			e := &sa.cmds[i].effects[j]
+			e.Path = resolve(e.Path)
+			switch e.Kind {
+			case EffWrite, EffDelete:
+				if e.Path != "" {
+					c.writes = append(c.writes, e.Path)
+					c.paths = append(c.paths, e.Path)
+				}
+			case EffPersist:
+				if c.persist == nil {
+					cp := *e
+					c.persist = &cp
+				}
+				if e.Path != "" {
+					c.writes = append(c.writes, e.Path)
+				}
+			case EffRead:
+				if e.Path != "" {
+					c.reads = append(c.reads, e.Path)
+				}
+			case EffProject:
+				if e.Path != "" {
+					c.reads = append(c.reads, e.Path)
+				}
+			case EffNetwork, EffUpload:
+				if e.Host != "" {
+					c.hosts = append(c.hosts, e.Host)
+				}
+			}
+			c.effects = append(c.effects, *e)
 		}
-		c.reads = append(c.reads, resolve(w))
 	}
+	c.risks = c.risks.Union(c.effects.risks())
 	// A command whose only effect is writing files, all literal and in the
 	// project, is an edit like a file tool's.
-	if c.risks == Risks(Writes) && !sa.dynWrite && len(c.writes) > 0 && editOnly(sa.cmds) && c.contained() {
+	if c.onlyEdits() && c.contained() {
 		c.edit, c.category = true, "fs"
 	}
-}
-
-// editCmds are the commands that only produce text or write the files
-// they name: a shell call made of these alone is an edit like a file
-// tool's. Any other command in it (a build, a script) makes it a shell
-// call like any other.
-var editCmds = map[string]bool{
-	"echo": true, "printf": true, "cat": true, "tee": true, "touch": true, "mkdir": true, "sed": true,
-	"cp": true, "mv": true, "install": true, "chmod": true, "truncate": true, "true": true, ":": true,
-	"sort": true, "uniq": true, "cut": true, "tr": true, "head": true, "tail": true, "date": true,
-}
-
-// editOnly reports whether every command of a shell call is an edit
-// command, run without wrappers.
-func editOnly(cmds []simpleCmd) bool {
-	for i := range cmds {
-		if !editCmds[cmds[i].name] || len(cmds[i].wrappers) > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // abs makes a path from the call absolute and resolved.

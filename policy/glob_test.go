@@ -200,7 +200,7 @@ func FuzzParseGrant(f *testing.F) {
 			return
 		}
 		h, err := ParseGrant(g.String())
-		if err != nil || h != g {
+		if err != nil || !h.Equal(g) {
 			t.Fatalf("%q -> %q -> %v %v", s, g, h, err)
 		}
 	})

@@ -2,11 +2,31 @@ package policy
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
-// Grant is a standing approval for a tool, in Pepe's form: it remembers the
-// risks the person was looking at when they said yes.
+// Grant is a standing approval. A person's answer to a popup records the
+// narrow form: what they looked at.
+//
+//	bash(ssh mini10v) network=mini10v        ssh to mini10v, and what runs there
+//	bash(rm) delete=/home/me/proj/build      rm, deleting under build/
+//	bash(gh release view) network=api.github.com
+//	bash(mytool) unknown                     a program agate does not know, named
+//	write_file write=/home/me/proj/docs      writes under docs/
+//	web_fetch network=docs.python.org
+//
+// The tool, then in parentheses the command's prefix (its program,
+// subcommands and the operands that matter, as shell words), then each
+// effect it may have with where: a folder for read, write and delete
+// (anything under it), a host for network and upload ("*.example.com"
+// for its subdomains too), nothing for project, exec, system and
+// unknown. A simple command is covered when its prefix starts with the
+// grant's and each of its effects is one the grant has, in its scope.
+//
+// Pepe's broad forms still parse and work as saved; they are never what
+// a popup records by default:
 //
 //	"bash:none"             bash calls that carry no risk
 //	"write_file:writes"     write_file calls that only write ("writes_file" is accepted)
@@ -15,17 +35,51 @@ import (
 //	"*"                     every tool, whatever its parameters
 //
 // The tool part is a glob matched, like a rule's, against the tool's name,
-// its canonical name and its category. A grant never covers the risk
-// Secret: a call that carries a credential asks every time.
+// its canonical name and its category. No grant covers a credential or a
+// secret read (risk secret): those ask every time. No broad grant covers
+// a program, option or tool agate does not know (risk unknown): only a
+// grant that names the program does.
 type Grant struct {
 	Tool  string // tool glob
-	Risks Risks  // the risks approved; ignored when Any
+	Risks Risks  // the risks approved (the broad form); ignored when Any
 	Any   bool   // any parameters: the coarse form without a risk part
+
+	// Prefix is a shell command's prefix (the narrow form for shell
+	// tools): program, subcommands, key operands.
+	Prefix []string
+	// Effects are what the narrow form approves, each in its scope.
+	Effects []GrantEffect
+	narrow  bool
 }
 
-// ParseGrant parses one grant.
+// GrantEffect is one effect a narrow grant approves, and where.
+type GrantEffect struct {
+	Kind EffectKind
+	// Under is a folder (read, write, delete: that folder and below) or a
+	// host (network, upload; "*.example.com" for subdomains too); ""
+	// means anywhere.
+	Under string
+}
+
+// Narrow reports whether g is the narrow form a person's answer records.
+func (g Grant) Narrow() bool { return g.narrow }
+
+// Broad reports whether g is one of Pepe's broad forms (a risk set, any
+// parameters, "*"): the Grants tab and `agate doctor` flag them.
+func (g Grant) Broad() bool { return !g.narrow }
+
+// NewNarrowGrant returns the narrow grant for tool, prefix and effects.
+func NewNarrowGrant(tool string, prefix []string, effects []GrantEffect) Grant {
+	return Grant{Tool: tool, Prefix: slices.Clone(prefix), Effects: slices.Clone(effects), narrow: true}
+}
+
+// ParseGrant parses one grant, narrow or broad.
 func ParseGrant(s string) (Grant, error) {
 	s = strings.TrimSpace(s)
+	end := strings.IndexAny(s, "( \t:")
+	if end >= 0 && s[end] != ':' {
+		return parseNarrow(s)
+	}
 	tool, risks, hasRisks := strings.Cut(s, ":")
 	tool = strings.TrimSpace(tool)
 	if tool == "" {
@@ -47,32 +101,156 @@ func ParseGrant(s string) (Grant, error) {
 	if set.Has(Secret) {
 		return Grant{}, fmt.Errorf("grant %q: the risk secret cannot be granted", s)
 	}
+	if set.Has(Unknown) {
+		return Grant{}, fmt.Errorf("grant %q: the risk unknown cannot be granted broadly (a grant names the program instead)", s)
+	}
 	return Grant{Tool: tool, Risks: set}, nil
+}
+
+// parseNarrow reads "TOOL[(PREFIX)] [KIND[=SCOPE,...]]...".
+func parseNarrow(s string) (Grant, error) {
+	g := Grant{narrow: true}
+	rest := s
+	i := strings.IndexAny(rest, "( \t")
+	g.Tool, rest = rest[:i], rest[i:]
+	if g.Tool == "" {
+		return Grant{}, fmt.Errorf("grant %q: empty tool", s)
+	}
+	if _, err := compileGlob(g.Tool); err != nil {
+		return Grant{}, fmt.Errorf("grant %q: %w", s, err)
+	}
+	if strings.HasPrefix(rest, "(") {
+		close := strings.LastIndexByte(rest, ')')
+		if close < 0 {
+			return Grant{}, fmt.Errorf("grant %q: the command prefix has no closing )", s)
+		}
+		words, err := splitWords(rest[1:close])
+		if err != nil {
+			return Grant{}, fmt.Errorf("grant %q: %w", s, err)
+		}
+		if len(words) == 0 {
+			return Grant{}, fmt.Errorf("grant %q: an empty command prefix", s)
+		}
+		g.Prefix, rest = words, rest[close+1:]
+	}
+	for _, tok := range strings.Fields(rest) {
+		name, scopes, hasScope := strings.Cut(tok, "=")
+		k, ok := parseEffectKind(name)
+		if !ok || k == EffNone || k == EffRead {
+			return Grant{}, fmt.Errorf("grant %q: %q is not an effect a grant approves (write, delete, network, upload, project, exec, system, elevated, unknown)", s, name)
+		}
+		if k == EffSecret || k == EffPersist {
+			return Grant{}, fmt.Errorf("grant %q: the effect %s cannot be granted: it asks every time", s, name)
+		}
+		if !hasScope {
+			g.Effects = append(g.Effects, GrantEffect{Kind: k})
+			continue
+		}
+		for _, sc := range strings.Split(scopes, ",") {
+			if sc == "" {
+				return Grant{}, fmt.Errorf("grant %q: an empty scope for %s", s, name)
+			}
+			if k == EffWrite || k == EffDelete {
+				if !strings.HasPrefix(sc, "/") {
+					return Grant{}, fmt.Errorf("grant %q: %s scope %q is not an absolute folder", s, name, sc)
+				}
+				if sc == "*" {
+					sc = ""
+				}
+			}
+			g.Effects = append(g.Effects, GrantEffect{Kind: k, Under: sc})
+		}
+	}
+	return g, nil
+}
+
+// splitWords splits a prefix written as shell words: bare, or "quoted"
+// as Go quotes them.
+func splitWords(s string) ([]string, error) {
+	var out []string
+	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
+		if s[0] == '"' {
+			q, err := strconv.QuotedPrefix(s)
+			if err != nil {
+				return nil, fmt.Errorf("a bad quoted word in %q", s)
+			}
+			w, _ := strconv.Unquote(q)
+			out, s = append(out, w), s[len(q):]
+			continue
+		}
+		i := strings.IndexAny(s, " \t")
+		if i < 0 {
+			i = len(s)
+		}
+		out, s = append(out, s[:i]), s[i:]
+	}
+	return out, nil
 }
 
 // String returns the grant in the form ParseGrant reads.
 func (g Grant) String() string {
-	if g.Any {
-		return g.Tool
+	if !g.narrow {
+		if g.Any {
+			return g.Tool
+		}
+		return g.Tool + ":" + g.Risks.String()
 	}
-	return g.Tool + ":" + g.Risks.String()
+	var b strings.Builder
+	b.WriteString(g.Tool)
+	if g.Prefix != nil {
+		b.WriteByte('(')
+		for i, w := range g.Prefix {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(quoteWord(w))
+		}
+		b.WriteByte(')')
+	}
+	// One token per kind, its scopes joined.
+	for i := 0; i < len(g.Effects); {
+		k := g.Effects[i].Kind
+		var scopes []string
+		j := i
+		for ; j < len(g.Effects) && g.Effects[j].Kind == k; j++ {
+			if g.Effects[j].Under != "" {
+				scopes = append(scopes, g.Effects[j].Under)
+			}
+		}
+		b.WriteByte(' ')
+		b.WriteString(k.String())
+		if len(scopes) > 0 && len(scopes) == j-i {
+			b.WriteByte('=')
+			b.WriteString(strings.Join(scopes, ","))
+		}
+		i = j
+	}
+	return b.String()
 }
 
 // IsZero reports whether g is the zero Grant.
-func (g Grant) IsZero() bool { return g == Grant{} }
+func (g Grant) IsZero() bool { return g.Tool == "" }
 
 // Widen returns g extended to also cover o's risks: approving rm for a tool
 // granted "bash:none" makes it "bash:deletes". Both must name the same tool.
+// Narrow grants are not widened: each records what a person looked at.
 func (g Grant) Widen(o Grant) Grant {
+	if g.narrow || o.narrow {
+		return g
+	}
 	if g.Any || o.Any {
 		return Grant{Tool: g.Tool, Any: true}
 	}
-	return Grant{Tool: g.Tool, Risks: g.Risks.Union(o.Risks).Without(Risks(Secret))}
+	return Grant{Tool: g.Tool, Risks: g.Risks.Union(o.Risks).Without(ungrantable)}
 }
 
-// covers reports whether the grant approves a call of tool t carrying risks.
+// Equal reports whether two grants approve the same.
+func (g Grant) Equal(o Grant) bool { return g.String() == o.String() }
+
+// covers reports whether a broad grant approves a call of tool t
+// carrying risks.
 func (g Grant) covers(t *toolInfo, risks Risks) bool {
-	if risks.Has(Secret) {
+	if g.narrow || risks&ungrantable != 0 {
 		return false
 	}
 	if !t.matches(g.Tool) {
@@ -82,8 +260,66 @@ func (g Grant) covers(t *toolInfo, risks Risks) bool {
 }
 
 // Covers reports whether the grant approves a call of the named tool (in
-// catalog c) carrying risks.
+// catalog c) carrying risks. Narrow grants cover commands, not risk sets:
+// see Decide.
 func (c *Catalog) Covers(g Grant, tool string, risks Risks) bool {
 	t := c.Lookup(tool)
 	return g.covers(&t, risks)
+}
+
+// coversEffects reports whether the narrow grant approves a simple
+// command with prefix and effects: the prefix starts with the grant's,
+// and each effect that is not free is one the grant has, in its scope.
+func (g *Grant) coversEffects(prefix []string, effects []Effect, free func(Effect) bool) bool {
+	if !g.narrow {
+		return false
+	}
+	if g.Prefix != nil {
+		if len(prefix) < len(g.Prefix) || !slices.Equal(prefix[:len(g.Prefix)], g.Prefix) {
+			return false
+		}
+	}
+	for _, e := range effects {
+		if free(e) {
+			continue
+		}
+		if e.Kind == EffSecret || e.Kind == EffPersist {
+			return false
+		}
+		if !g.hasEffect(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasEffect reports whether the grant approves e where it happens.
+func (g *Grant) hasEffect(e Effect) bool {
+	for _, ge := range g.Effects {
+		if ge.Kind != e.Kind {
+			continue
+		}
+		switch e.Kind {
+		case EffWrite, EffDelete, EffRead:
+			if ge.Under == "" || e.Path != "" && within(e.Path, ge.Under) {
+				return true
+			}
+		case EffNetwork, EffUpload:
+			if ge.Under == "" || e.Host != "" && hostUnder(e.Host, ge.Under) {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// hostUnder reports whether host is scope, or under it when scope is
+// "*.domain".
+func hostUnder(host, scope string) bool {
+	if d, ok := strings.CutPrefix(scope, "*."); ok {
+		return host == d || strings.HasSuffix(host, "."+d)
+	}
+	return host == scope
 }

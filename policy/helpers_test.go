@@ -44,7 +44,26 @@ func args(t testing.TB, s string) map[string]any {
 	return m
 }
 
-// req builds an interactive request from the test project.
+// req builds an interactive request from the test project, where every
+// path a call would overwrite or delete is not there yet.
 func req(t testing.TB, tool, a string) *Request {
-	return &Request{Tool: tool, Args: args(t, a), Agent: "claude-code", Cwd: testCwd, Interactive: true}
+	return &Request{Tool: tool, Args: args(t, a), Agent: "claude-code", Cwd: testCwd, Interactive: true, Files: absentFiles}
+}
+
+// absentFiles says nothing is at any path.
+func absentFiles(string) FileState { return FileAbsent }
+
+// filesFrom says what is at each path, and that nothing is elsewhere.
+func filesFrom(m map[string]string) func(string) FileState {
+	return func(p string) FileState {
+		switch m[p] {
+		case "recoverable":
+			return FileRecoverable
+		case "unrecoverable":
+			return FileUnrecoverable
+		case "unknown":
+			return FileUnknown
+		}
+		return FileAbsent
+	}
 }

@@ -62,7 +62,7 @@ auto_approve = ["*"]                # refused
 		{"project protected path, other", "gemini", "Write", `{"file_path":"migrations/002.py"}`, Ask, LayerProtected},
 		{"category switched off", "gemini", "WebFetch", `{"url":"https://x"}`, Deny, LayerTools},
 		{"mode stays accept_edits (yolo refused)", "gemini", "Edit", `{"file_path":"a.go"}`, Allow, LayerAcceptEdits},
-		{"agent's yolo tightened to ask", "claude-code", "Bash", `{"command":"rm x"}`, Ask, LayerRisk},
+		{"agent's yolo tightened to ask", "claude-code", "Bash", `{"command":"curl https://example.com"}`, Ask, LayerRisk},
 		{"memory dropped from auto_approve", "gemini", "save_memory", `{"fact":"x"}`, Allow, LayerRisk},
 	}
 	for _, tt := range tests {

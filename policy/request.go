@@ -43,6 +43,51 @@ type Request struct {
 	// glob is judged by the names it could match: one that could name a
 	// secret file is a secret read.
 	Glob func(pattern string) []string
+
+	// Files tells what is at a path a call would overwrite or delete: is
+	// it there, and could git give it back? It is the caller's I/O. nil
+	// means nothing is known, and such a call asks.
+	Files func(path string) FileState
+	// Repo tells what the git repository holding dir runs: config that
+	// makes git run programs (a pager, an fsmonitor, textconv), hooks.
+	// It is the caller's I/O; nil means a repository runs nothing.
+	Repo func(dir string) RepoFacts
+	// Sandbox says the project's own code may run unasked inside the
+	// sandbox: the agent lets agate rewrite the command, the sandbox
+	// works here, and the person switched the mode on. An allowed call
+	// then comes with Decision.Sandbox set.
+	Sandbox bool
+}
+
+// FileState is what the caller knows of a path a call would overwrite or
+// delete.
+type FileState uint8
+
+// The states of a path.
+const (
+	FileUnknown       FileState = iota // not looked at: overwriting or deleting it asks
+	FileAbsent                         // nothing is there: writing it loses nothing
+	FileRecoverable                    // git can give it back as it is now: tracked and unchanged
+	FileUnrecoverable                  // it is there and git cannot give it back
+)
+
+// RepoFacts is what a git repository runs on its own.
+type RepoFacts struct {
+	// RunsCode names the config that makes read-only git commands run a
+	// program (core.fsmonitor, core.pager, diff.*.textconv, filters), ""
+	// when there is none.
+	RunsCode string
+	// Hooks are the hooks the repository has.
+	Hooks []string
+}
+
+func (f RepoFacts) hasHook(name string) bool {
+	for _, h := range f.Hooks {
+		if h == name {
+			return true
+		}
+	}
+	return false
 }
 
 // KnownSecrets reports whether s contains the value of a secret agate holds.

@@ -8,7 +8,7 @@ import (
 // Risk is one kind of effect a call can have beyond reading. Risks are what
 // grants remember: a grant covers a call when it covers every risk the call
 // carries.
-type Risk uint8
+type Risk uint16
 
 // The risks agate recognises. The set is closed: a grant or a catalog entry
 // naming any other risk is a config error.
@@ -18,11 +18,18 @@ const (
 	Network                     // reaches the network (curl, git push, npm install)
 	Elevated                    // runs with more privilege (sudo, doas)
 	InlineCode                  // runs code given inline or from a non-literal name
-	Secret                      // carries something shaped like a credential
+	Secret                      // carries something shaped like a credential, or reads a secret
+	System                      // changes the system: services, processes, mounts, users
+	Unknown                     // does what agate does not know: a program, option or tool it has no entry for
 )
 
 // allRisks lists the risks in the order they print.
-var allRisks = []Risk{Deletes, Writes, Network, Elevated, InlineCode, Secret}
+var allRisks = []Risk{Deletes, Writes, Network, Elevated, InlineCode, Secret, System, Unknown}
+
+// ungrantable are the risks no risk-set grant covers: a credential asks
+// every time, and a broad grant never covers a program the person has
+// never seen.
+const ungrantable = Risks(Secret) | Risks(Unknown)
 
 // String returns the risk's canonical name.
 func (r Risk) String() string {
@@ -39,8 +46,12 @@ func (r Risk) String() string {
 		return "inline_code"
 	case Secret:
 		return "secret"
+	case System:
+		return "system"
+	case Unknown:
+		return "unknown"
 	}
-	return fmt.Sprintf("risk(%d)", uint8(r))
+	return fmt.Sprintf("risk(%d)", uint16(r))
 }
 
 // riskNames maps every accepted spelling to its risk. The Pepe spellings
@@ -58,6 +69,8 @@ var riskNames = map[string]Risk{
 	"inline_code": InlineCode,
 	"code":        InlineCode,
 	"secret":      Secret,
+	"system":      System,
+	"unknown":     Unknown,
 }
 
 // ParseRisk returns the risk named s.
@@ -65,12 +78,12 @@ func ParseRisk(s string) (Risk, error) {
 	if r, ok := riskNames[strings.ToLower(strings.TrimSpace(s))]; ok {
 		return r, nil
 	}
-	return 0, fmt.Errorf("unknown risk %q (want one of deletes, writes, network, elevated, inline_code, secret)", s)
+	return 0, fmt.Errorf("unknown risk %q (want one of deletes, writes, network, elevated, inline_code, secret, system, unknown)", s)
 }
 
 // Risks is a set of risks. The zero value is the empty set, which grants
 // spell "none".
-type Risks uint8
+type Risks uint16
 
 // Has reports whether r is in the set.
 func (s Risks) Has(r Risk) bool { return s&Risks(r) != 0 }
@@ -92,7 +105,7 @@ func (s Risks) Empty() bool { return s == 0 }
 
 // List returns the risks' names in a fixed order.
 func (s Risks) List() []string {
-	out := make([]string, 0, 6)
+	out := make([]string, 0, len(allRisks))
 	for _, r := range allRisks {
 		if s.Has(r) {
 			out = append(out, r.String())

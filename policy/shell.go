@@ -27,26 +27,55 @@ var (
 	errNoCommand = errors.New("the shell call has no command")
 )
 
-// simpleCmd is one simple command found in a shell call.
+// simpleCmd is one simple command found in a shell call. A command run by
+// another (sudo CMD, env X=1 CMD, find -exec CMD) is one of its own.
 type simpleCmd struct {
 	text     string   // the words, resolved, and redirections, joined by spaces
 	plain    string   // the words alone, without redirections: what allow rules match
-	stripped string   // text without the wrappers (sudo, env, timeout, ...)
-	based    string   // stripped, with the command's path cut to its base name (/bin/rm -> rm)
-	name     string   // base name of the command run after the wrappers
+	stripped string   // text, kept for rules written against wrappers' commands
+	based    string   // text with the command's path cut to its base name (/bin/rm -> rm)
+	name     string   // base name of the command word
 	args     []string // its arguments, resolved; a word with an expansion keeps its shape ("$HOME", "$(...)")
-	wrappers []string // the wrappers stripped, in order
+	wrappers []string // unused since wrappers are programs of their own; kept for the rules' forms
+	// prog is the catalog's program the command runs; "" when it runs a
+	// file of the project, a function of the command, or what is not
+	// known until it runs.
+	prog string
+	// prefix is the program, its subcommands and its key operands: what
+	// a person's grant for this command names ("git push", "ssh host").
+	prefix []string
+	// effects are what it does, redirections included.
+	effects []Effect
 }
 
 // shellAnalysis is what the analyser learned about a shell command.
 type shellAnalysis struct {
-	cmds     []simpleCmd
-	risks    Risks
-	writes   []string // write targets, absolute (relative ones against the folder at that point)
-	dynWrite bool     // some write target is not a literal
-	words    []string // every literal argument and read redirection, absolute, to spot secret reads
-	guard    string   // a guardrail tripped: why
-	err      error    // did not parse, or past a bound: the call asks
+	cmds  []simpleCmd
+	guard string // a guardrail tripped: why
+	err   error  // did not parse, or past a bound: the call asks
+}
+
+// risks is the coarse risks of every effect.
+func (a *shellAnalysis) risks() Risks { return a.effects().risks() }
+
+// writes are the paths written or deleted, in order.
+func (a *shellAnalysis) writes() []string {
+	var out []string
+	for _, e := range a.effects() {
+		if (e.Kind == EffWrite || e.Kind == EffDelete) && e.Path != "" {
+			out = append(out, e.Path)
+		}
+	}
+	return out
+}
+
+// effects returns every effect of every simple command.
+func (a *shellAnalysis) effects() effectSet {
+	var out effectSet
+	for i := range a.cmds {
+		out = append(out, a.cmds[i].effects...)
+	}
+	return out
 }
 
 var parserPool = sync.Pool{New: func() any {
@@ -56,17 +85,176 @@ var parserPool = sync.Pool{New: func() any {
 // analyseShell parses cmd and analyses every simple command in it. cwd and
 // home let it judge targets such as "*" run in the home folder.
 func analyseShell(cmd, cwd, home string, self []string) *shellAnalysis {
+	progs, err := builtinPrograms()
+	if err != nil {
+		return &shellAnalysis{err: err}
+	}
+	return analyseShellWith(shellEnv{programs: progs, cwd: cwd, home: home, workspace: cwd, self: self}, cmd)
+}
+
+// shellEnv is what the analyser reads a command against.
+type shellEnv struct {
+	programs  *Programs
+	cwd       string // where the command starts
+	home      string
+	workspace string   // the project's root
+	self      []string // names and paths agate runs under
+	selfPID   int      // the daemon's pid
+	repo      func(dir string) RepoFacts
+}
+
+// analyseShellWith parses cmd and reads every simple command in it
+// against env.
+func analyseShellWith(env shellEnv, cmd string) *shellAnalysis {
 	a := &shellAnalysis{}
-	sh := shellCtx{a: a, cwd: cwd, home: home, self: self}
+	sh := shellCtx{shellEnv: env, a: a, written: map[string]bool{}, funcs: map[string]bool{}}
 	sh.parse(cmd, 0)
 	return a
 }
 
 type shellCtx struct {
-	a    *shellAnalysis
-	cwd  string
-	home string
-	self []string // names and paths agate runs under
+	shellEnv
+	a       *shellAnalysis
+	funcs   map[string]bool // functions the command defines
+	written map[string]bool // paths written so far
+	linked  bool            // a link was made: later writes may go anywhere
+	arith   bool            // the command evaluates arithmetic
+	subsVal bool            // a literal value holds a[$(...)]: arithmetic would run it
+	// feeds maps a command on the right of a pipe to the one feeding it.
+	feeds map[*syntax.Stmt]*syntax.Stmt
+	// stdinPaths, while a command is read, are what the command feeding
+	// it prints when that is known to be paths matching these patterns
+	// (find . -name '*.go' | xargs ...); nil when it is not known.
+	stdinPaths []string
+}
+
+// lastStmt is the statement of a pipeline's left side whose output feeds
+// the right: the last of a pipeline.
+func lastStmt(st *syntax.Stmt) *syntax.Stmt {
+	for {
+		b, ok := st.Cmd.(*syntax.BinaryCmd)
+		if !ok || (b.Op != syntax.Pipe && b.Op != syntax.PipeAll) {
+			return st
+		}
+		st = b.Y
+	}
+}
+
+// pathsFrom says what a command prints, when it prints only paths that
+// match patterns it names: find ROOTS with -name (or -iname, -path)
+// tests and no negation, fd with -e or -g, git ls-files with pathspecs.
+// It returns the patterns, absolute, or nil.
+func (sh *shellCtx) pathsFrom(st *syntax.Stmt) []string {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return nil
+	}
+	var words []string
+	for _, w := range call.Args {
+		s, lit := wordText(w)
+		if !lit {
+			return nil
+		}
+		words = append(words, s)
+	}
+	switch path.Base(words[0]) {
+	case "find":
+		var roots, pats []string
+		i := 1
+		for i < len(words) && !strings.HasPrefix(words[i], "-") && words[i] != "(" && words[i] != "!" {
+			roots = append(roots, words[i])
+			i++
+		}
+		if len(roots) == 0 {
+			roots = []string{"."}
+		}
+		for ; i < len(words); i++ {
+			switch words[i] {
+			case "-not", "!", "-regex", "-iregex", "-exec", "-execdir", "-ok", "-okdir", "-printf", "-fprint", "-ls", "-print0":
+				if words[i] == "-print0" {
+					continue
+				}
+				return nil
+			case "-name", "-iname", "-path", "-ipath", "-wholename":
+				if i+1 < len(words) {
+					p := words[i+1]
+					if words[i] == "-path" || words[i] == "-ipath" || words[i] == "-wholename" {
+						p = path.Base(p)
+					}
+					pats = append(pats, p)
+					i++
+				}
+			}
+		}
+		if len(pats) == 0 {
+			return nil
+		}
+		var out []string
+		for _, r := range roots {
+			root := sh.abs(r)
+			if root == "" {
+				return nil
+			}
+			for _, p := range pats {
+				out = append(out, path.Join(root, p))
+			}
+		}
+		return out
+	case "git":
+		if len(words) > 2 && words[1] == "ls-files" {
+			var out []string
+			for _, w := range words[2:] {
+				if strings.HasPrefix(w, "-") {
+					if w == "--" || w == "-z" || w == "--cached" || w == "-c" {
+						continue
+					}
+					return nil
+				}
+				if p := sh.abs(w); p != "" && strings.ContainsAny(w, "*?[") {
+					out = append(out, p)
+				} else {
+					return nil
+				}
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// inProject reports whether p is inside the project.
+func (sh *shellCtx) inProject(p string) bool {
+	ws := sh.workspace
+	return ws != "" && ws != "/" && within(p, ws)
+}
+
+// wrote reports whether the command wrote p before this point.
+func (sh *shellCtx) wrote(p string) bool { return sh.written[p] }
+
+// repo returns what the caller knows of the git repository dir is in.
+func (sh *shellCtx) repo(dir string) RepoFacts {
+	if sh.shellEnv.repo == nil || dir == "" {
+		return RepoFacts{}
+	}
+	return sh.shellEnv.repo(dir)
+}
+
+// selfProcess reports whether kill, pkill or killall of target reaches
+// agate.
+func (sh *shellCtx) selfProcess(prog, target string) bool {
+	t := strings.ToLower(target)
+	if prog == "kill" {
+		return sh.selfPID > 0 && t == strconv.Itoa(sh.selfPID)
+	}
+	if strings.Contains(t, "agate") {
+		return true
+	}
+	for _, s := range sh.self {
+		if s != "" && strings.Contains(t, strings.ToLower(path.Base(s))) {
+			return true
+		}
+	}
+	return false
 }
 
 func (sh *shellCtx) fail(err error) {
@@ -92,6 +280,26 @@ func (sh *shellCtx) parse(src string, depth int) {
 		sh.fail(fmt.Errorf("the command does not parse: %v", err))
 		return
 	}
+	// A call of a function the command defines runs the function, not
+	// the catalog's program of that name; the function's body is read
+	// where it is written. Each command on the right of a pipe is noted
+	// with the command that feeds it.
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			if n.Name != nil {
+				sh.funcs[n.Name.Value] = true
+			}
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				if sh.feeds == nil {
+					sh.feeds = map[*syntax.Stmt]*syntax.Stmt{}
+				}
+				sh.feeds[n.Y] = lastStmt(n.X)
+			}
+		}
+		return true
+	})
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if sh.a.err != nil {
 			return false
@@ -103,9 +311,19 @@ func (sh *shellCtx) parse(src string, depth int) {
 			if forkBomb(n) {
 				sh.guard(fmt.Sprintf("function %s calls itself in the background or a pipe (a fork bomb)", n.Name.Value))
 			}
+		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause:
+			sh.arith = true
+		case *syntax.TestClause:
+			sh.arith = true // [[ x -eq y ]] evaluates its operands as arithmetic
+		case *syntax.ProcSubst:
+			// <(cmd) as an argument: read below as a path not known.
 		}
 		return true
 	})
+	if sh.arith && sh.subsVal {
+		sh.a.cmds = append(sh.a.cmds, simpleCmd{text: "(( ))", plain: "(( ))", stripped: "(( ))",
+			effects: []Effect{{Kind: EffExec, What: "arithmetic on a value holding $(...) in a subscript runs that command"}}})
+	}
 }
 
 func (sh *shellCtx) guard(why string) {
@@ -114,28 +332,37 @@ func (sh *shellCtx) guard(why string) {
 	}
 }
 
+// redir is one redirection of a statement: its text for the rules, and
+// what it does.
+type redir struct {
+	text   string
+	effect *Effect
+}
+
 // stmt analyses a statement: its redirections, its assignments, and, if
 // it is a simple command, the command. A statement that is not a simple
 // command but redirects or assigns (`> f`, `export X=...`, `(( x ))`)
 // is recorded as a command of its own, so an allow rule must cover it too.
 func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
-	var redirs []string
+	var redirs []redir
 	stdinCode := false
 	for _, r := range st.Redirs {
 		target, lit := wordText(r.Word)
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
-			syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob, syntax.RdrInOut:
-			sh.writeTarget(target, lit)
-			redirs = append(redirs, r.Op.String()+" "+target)
+			syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
+			app := r.Op == syntax.AppOut || r.Op == syntax.AppClob || r.Op == syntax.AppAll || r.Op == syntax.AppAllClob
+			redirs = append(redirs, redir{text: r.Op.String() + " " + target, effect: sh.redirWrite(target, lit, app)})
+		case syntax.RdrInOut:
+			redirs = append(redirs, redir{text: r.Op.String() + " " + target, effect: sh.redirWrite(target, lit, false)})
 		case syntax.DplOut:
+			var e *Effect
 			if lit && !isFD(target) {
-				sh.writeTarget(target, lit)
+				e = sh.redirWrite(target, lit, false)
 			}
-			redirs = append(redirs, r.Op.String()+target)
+			redirs = append(redirs, redir{text: r.Op.String() + target, effect: e})
 		case syntax.RdrIn:
-			sh.readWord(target, lit)
-			redirs = append(redirs, "< "+target)
+			redirs = append(redirs, redir{text: "< " + target, effect: sh.redirRead(target, lit)})
 		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 			stdinCode = true
 		}
@@ -144,12 +371,16 @@ func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
 		sh.fail(errTooMany)
 		return
 	}
+	sh.stdinPaths = nil
+	if from := sh.feeds[st]; from != nil {
+		sh.stdinPaths = sh.pathsFrom(from)
+	}
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
-		sh.assigns(cmd.Assigns)
+		assign := sh.assigns(cmd.Assigns)
 		if len(cmd.Args) == 0 {
 			if len(redirs) > 0 || len(cmd.Assigns) > 0 {
-				sh.pseudo(src, st, redirs)
+				sh.pseudo(src, st, redirs, assign)
 			}
 			return
 		}
@@ -157,27 +388,116 @@ func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
 		if !ok {
 			return
 		}
-		sh.call(words, lits, globs, redirs, stdinCode, depth)
+		sh.callWith(words, lits, globs, redirs, assign, stdinCode, depth)
 	case *syntax.DeclClause:
-		sh.assigns(cmd.Args)
-		sh.pseudo(src, st, redirs)
+		effs := sh.assigns(cmd.Args)
+		if len(cmd.Args) == 0 || allFlags(cmd.Args) {
+			switch cmd.Variant.Value {
+			case "export", "declare", "typeset", "readonly":
+				effs = append(effs, Effect{Kind: EffSecret, What: cmd.Variant.Value + " prints variables, credentials included"})
+			}
+		}
+		sh.pseudo(src, st, redirs, effs)
 	case *syntax.ArithmCmd, *syntax.LetClause, *syntax.TestClause:
-		sh.pseudo(src, st, redirs)
+		sh.pseudo(src, st, redirs, nil)
 	default:
 		if len(redirs) > 0 {
-			sh.pseudo(src, st, redirs)
+			sh.pseudo(src, st, redirs, nil)
 		}
 	}
 }
 
+// allFlags reports whether a declaration's words are all options
+// (export -p, declare -x).
+func allFlags(as []*syntax.Assign) bool {
+	for _, a := range as {
+		if a.Name != nil || a.Value == nil {
+			return false
+		}
+		if v, _ := wordText(a.Value); !strings.HasPrefix(v, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// redirWrite is what `> target` does.
+func (sh *shellCtx) redirWrite(target string, lit, app bool) *Effect {
+	switch {
+	case !lit:
+		return &Effect{Kind: EffWrite, What: "a redirection to a path not known until it runs: " + target}
+	case target == "/dev/null" || target == "/dev/stdout" || target == "/dev/stderr" || target == "/dev/tty" ||
+		strings.HasPrefix(target, "/dev/fd/") || target == "-":
+		return nil
+	case strings.HasPrefix(target, "/dev/tcp/") || strings.HasPrefix(target, "/dev/udp/"):
+		return &Effect{Kind: EffUpload, Host: devNetHost(target), What: "a redirection to " + target}
+	case isDiskDevice(target):
+		sh.guard("writes onto the disk device " + target)
+		return nil
+	}
+	e := &Effect{Kind: EffWrite, Append: app}
+	if sh.linked {
+		e.What = "a write through a link made earlier in the command: " + target
+		return e
+	}
+	if e.Path = sh.abs(target); e.Path == "" {
+		e.What = "a redirection to a path not known until it runs: " + target
+	} else {
+		sh.written[e.Path] = true
+	}
+	return e
+}
+
+// redirRead is what `< target` does.
+func (sh *shellCtx) redirRead(target string, lit bool) *Effect {
+	switch {
+	case !lit:
+		return &Effect{Kind: EffRead, What: "a redirection from a path not known until it runs: " + target}
+	case strings.HasPrefix(target, "/dev/tcp/") || strings.HasPrefix(target, "/dev/udp/"):
+		return &Effect{Kind: EffNetwork, Host: devNetHost(target), What: "a redirection from " + target}
+	case target == "/dev/null" || target == "/dev/stdin":
+		return nil
+	}
+	if p := sh.abs(target); p != "" {
+		return &Effect{Kind: EffRead, Path: p}
+	}
+	return &Effect{Kind: EffRead, What: "a redirection from a path not known until it runs: " + target}
+}
+
+// devNetHost is the host of /dev/tcp/HOST/PORT.
+func devNetHost(t string) string {
+	parts := strings.Split(t, "/")
+	if len(parts) >= 4 {
+		return strings.ToLower(parts[3])
+	}
+	return ""
+}
+
 // pseudo records a statement that is not a simple command as a command
 // with no name, its source text as its text.
-func (sh *shellCtx) pseudo(src string, st *syntax.Stmt, redirs []string) {
+func (sh *shellCtx) pseudo(src string, st *syntax.Stmt, redirs []redir, effs []Effect) {
 	text := strings.TrimSpace(src[st.Pos().Offset():min(int(st.End().Offset()), len(src))])
 	if text == "" {
-		text = joinWords(nil, redirs)
+		text = joinWords(nil, redirTexts(redirs))
 	}
-	sh.a.cmds = append(sh.a.cmds, simpleCmd{text: text, stripped: text, plain: text})
+	sc := simpleCmd{text: text, stripped: text, plain: text, effects: effs}
+	for _, r := range redirs {
+		if r.effect != nil {
+			sc.effects = append(sc.effects, *r.effect)
+		}
+	}
+	sh.a.cmds = append(sh.a.cmds, sc)
+}
+
+func redirTexts(rs []redir) []string {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.text
+	}
+	return out
 }
 
 // dangerousVars are variables that make a program run other code: set
@@ -186,27 +506,44 @@ var dangerousVars = map[string]bool{
 	"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "EDITOR": true, "VISUAL": true, "GIT_EDITOR": true,
 	"GIT_SEQUENCE_EDITOR": true, "GIT_EXTERNAL_DIFF": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true,
 	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_EXEC_PATH": true, "GIT_CONFIG_PARAMETERS": true,
-	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG": true, "BASH_ENV": true, "ENV": true, "PS4": true,
-	"PROMPT_COMMAND": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true,
-	"DYLD_INSERT_LIBRARIES": true, "DYLD_LIBRARY_PATH": true, "PYTHONSTARTUP": true, "PYTHONPATH": true,
-	"NODE_OPTIONS": true, "PERL5OPT": true, "PERL5LIB": true, "RUBYOPT": true, "RUBYLIB": true,
+	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "BASH_ENV": true,
+	"ENV": true, "PS4": true, "PS1": true, "PS0": true, "PROMPT_COMMAND": true, "LD_PRELOAD": true,
+	"LD_LIBRARY_PATH": true, "LD_AUDIT": true, "DYLD_INSERT_LIBRARIES": true, "DYLD_LIBRARY_PATH": true,
+	"PYTHONSTARTUP": true, "PYTHONPATH": true, "PYTHONHOME": true, "PYTHONINSPECT": true, "NODE_OPTIONS": true,
+	"NODE_PATH": true, "PERL5OPT": true, "PERL5LIB": true, "PERLLIB": true, "RUBYOPT": true, "RUBYLIB": true,
 	"BROWSER": true, "SHELL": true, "PATH": true, "IFS": true, "CDPATH": true, "HISTFILE": true,
-	"LESSOPEN": true, "LESSCLOSE": true, "MAKEFLAGS": false,
+	"LESSOPEN": true, "LESSCLOSE": true, "LESSKEY": true, "MAKEFLAGS": true, "MFLAGS": true, "GOFLAGS": true,
+	"RUSTC_WRAPPER": true, "CC": true, "CXX": true, "LDFLAGS": false, "NPM_CONFIG_USERCONFIG": true,
+	"NPM_CONFIG_REGISTRY": true, "PIP_INDEX_URL": true, "PIP_EXTRA_INDEX_URL": true, "HOME": true,
+	"XDG_CONFIG_HOME": true, "ZDOTDIR": true, "TERMINFO": true, "GCONV_PATH": true, "LOCPATH": true,
 }
 
 // dangerousVar reports whether assigning name can make a program run code.
 func dangerousVar(name string) bool {
 	return dangerousVars[name] || strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "LD_") ||
-		strings.HasPrefix(name, "DYLD_") || strings.HasSuffix(name, "_COMMAND") || strings.HasSuffix(name, "_EDITOR")
+		strings.HasPrefix(name, "DYLD_") || strings.HasSuffix(name, "_COMMAND") || strings.HasSuffix(name, "_EDITOR") ||
+		strings.HasPrefix(name, "AGATE_")
 }
 
-// assigns notes variable assignments that can run code.
-func (sh *shellCtx) assigns(as []*syntax.Assign) {
+// assigns returns what variable assignments do: those that make programs
+// run other code are code. A literal value with a[$(...)] in it makes
+// any arithmetic later in the command run that command.
+func (sh *shellCtx) assigns(as []*syntax.Assign) []Effect {
+	var out []Effect
 	for _, a := range as {
-		if a.Name != nil && dangerousVar(a.Name.Value) {
-			sh.a.risks = sh.a.risks.With(InlineCode)
+		if a.Name == nil {
+			continue
+		}
+		if dangerousVar(a.Name.Value) {
+			out = append(out, Effect{Kind: EffExec, What: "sets " + a.Name.Value + ", which makes programs run other code"})
+		}
+		if a.Value != nil {
+			if v, _ := wordText(a.Value); strings.Contains(v, "[") && (strings.Contains(v, "$(") || strings.Contains(v, "`")) {
+				sh.subsVal = true
+			}
 		}
 	}
+	return out
 }
 
 // maxBraceWords bounds what one word's brace expansion may give.
@@ -253,11 +590,26 @@ func hasBrace(w *syntax.Word) bool {
 	return false
 }
 
-// hasGlob reports whether a word has an unquoted *, ? or [.
+// hasGlob reports whether a word has an unquoted *, ?, or [ closed by a
+// ] later in the word (a lone "[", the test command, is no glob).
 func hasGlob(w *syntax.Word) bool {
-	for _, p := range w.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[") {
+	for i, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			continue
+		}
+		if strings.ContainsAny(l.Value, "*?") {
 			return true
+		}
+		if j := strings.IndexByte(l.Value, '['); j >= 0 {
+			if strings.Contains(l.Value[j+1:], "]") {
+				return true
+			}
+			for _, q := range w.Parts[i+1:] {
+				if ql, ok := q.(*syntax.Lit); ok && strings.Contains(ql.Value, "]") {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -268,93 +620,145 @@ func hasGlob(w *syntax.Word) bool {
 var guardedNames = []string{"rm", "rmdir", "shred", "mkfs", "mke2fs", "mkswap", "wipefs", "dd", "shutdown",
 	"reboot", "halt", "poweroff", "init", "telinit", "systemctl", "agate", "agate-cli", "find", "kill", "killall"}
 
-// call analyses one simple command given as words.
-func (sh *shellCtx) call(words []string, lits, globs []bool, redirs []string, stdinCode bool, depth int) {
-	sc := simpleCmd{text: joinWords(words, redirs)}
+// call analyses one simple command given as words, run by another
+// command (a wrapper's, find -exec's): no redirections of its own.
+func (sh *shellCtx) call(words []string, lits, globs []bool, _ []redir, stdinCode bool, depth int) {
+	sh.callWith(words, lits, globs, nil, nil, stdinCode, depth)
+}
+
+// callWith analyses one simple command: its program, read against the
+// catalog, and what its redirections and assignments do.
+func (sh *shellCtx) callWith(words []string, lits, globs []bool, redirs []redir, assign []Effect, stdinCode bool, depth int) {
+	if len(sh.a.cmds) >= maxSimpleCmds {
+		sh.fail(errTooMany)
+		return
+	}
+	rt := redirTexts(redirs)
+	sc := simpleCmd{text: joinWords(words, rt)}
 	sc.plain = sc.text
 	if len(redirs) > 0 {
 		sc.plain = joinWords(words, nil)
 	}
-	for i, w := range words {
-		if i > 0 {
-			sh.readWord(w, lits[i] || strings.HasPrefix(w, "$HOME"))
-		}
-	}
-	// Strip wrappers.
-	i := 0
-	for i < len(words) {
-		if !lits[i] || globs[i] {
-			break
-		}
-		name := path.Base(words[i])
-		w, ok := wrappers[name]
-		if !ok {
-			break
-		}
-		sc.wrappers = append(sc.wrappers, name)
-		if w.elevated {
-			sh.a.risks = sh.a.risks.With(Elevated)
-		}
-		if w.code {
-			sh.a.risks = sh.a.risks.With(InlineCode)
-		}
-		next, inline, assigned := w.skip(words, i+1)
-		for _, v := range assigned {
-			if dangerousVar(v) {
-				sh.a.risks = sh.a.risks.With(InlineCode)
-			}
-		}
-		if inline != "" {
-			// env -S "string", su -c "string": a command line in a string.
-			sh.parse(inline, depth+1)
-		}
-		i = next
-	}
 	sc.stripped = sc.text
-	if i > 0 {
-		sc.stripped = joinWords(words[i:], redirs)
+	sc.effects = append(sc.effects, assign...)
+	for _, r := range redirs {
+		if r.effect != nil {
+			sc.effects = append(sc.effects, *r.effect)
+		}
 	}
-	if i >= len(words) {
-		sh.a.cmds = append(sh.a.cmds, sc)
-		return
+	at := len(sh.a.cmds)
+	sh.a.cmds = append(sh.a.cmds, sc)
+	effs, m := sh.program(words, lits, globs, stdinCode, depth)
+	// Nested commands may have grown the slice: take the element again.
+	c := &sh.a.cmds[at]
+	c.name, c.args, c.prog, c.prefix = m.name, m.args, m.prog, m.prefix
+	c.based = c.stripped
+	if m.based != "" {
+		c.based = joinWords([]string{m.based}, nil)
+		if len(words) > 1 {
+			c.based = joinWords(append([]string{m.name}, words[1:]...), rt)
+		}
 	}
-	if !lits[i] || globs[i] {
-		// $CMD args, or a glob: the command is not known until it runs.
-		sh.a.risks = sh.a.risks.With(InlineCode)
-		sc.name = words[i]
-		sh.a.cmds = append(sh.a.cmds, sc)
-		if globs[i] {
+	c.effects = append(c.effects, effs...)
+	for _, e := range effs {
+		if (e.Kind == EffWrite || e.Kind == EffDelete) && e.Path != "" {
+			sh.written[e.Path] = true
+		}
+	}
+}
+
+// cmdMeta is what program learns of a simple command beyond its effects.
+type cmdMeta struct {
+	name   string   // the command word's base name
+	args   []string // the words after it
+	prog   string   // the catalog's program, if any
+	prefix []string
+	based  string // set when the command word is a path: its base name
+}
+
+// program reads the command words[0] runs and returns what it does.
+func (sh *shellCtx) program(words []string, lits, globs []bool, stdinCode bool, depth int) ([]Effect, cmdMeta) {
+	w0 := words[0]
+	m := cmdMeta{name: w0}
+	if !lits[0] || globs[0] {
+		// $CMD args, or a glob: the program is not known until it runs.
+		effs := []Effect{{Kind: EffExec, What: "the program " + w0 + " is not known until it runs"}}
+		if globs[0] {
 			for _, name := range guardedNames {
-				if wildMatch(path.Base(words[i]), name) {
-					sh.classify(name, name, words[i+1:], lits[i+1:], stdinCode, depth)
+				if wildMatch(path.Base(w0), name) {
+					sh.guardrails(name, name, words[1:], lits[1:])
 				}
 			}
 		}
-		return
+		return effs, m
 	}
-	sc.name = path.Base(words[i])
-	sc.args = words[i+1:]
-	sc.based = sc.stripped
-	if words[i] != sc.name {
-		sc.based = joinWords(append([]string{sc.name}, sc.args...), redirs)
+	name := path.Base(w0)
+	m.name, m.args = name, words[1:]
+	if w0 != name {
+		m.based = name
 	}
-	sh.a.cmds = append(sh.a.cmds, sc)
-	sh.classify(words[i], sc.name, sc.args, lits[i+1:], stdinCode, depth)
+	if sh.guardrails(w0, name, words[1:], lits[1:]) {
+		return nil, m
+	}
+	switch {
+	case sh.funcs[w0]:
+		m.prefix = []string{w0}
+		return nil, m // the function's body is read where it is written
+	case !systemProgram(w0):
+		// ./build.sh, bin/tool: a file of the project (or from elsewhere).
+		c := &cmdRun{sh: sh, spec: &progSpec{name: w0}, prog: name, word: w0, base: sh.cwd, depth: depth}
+		c.script(w0, true)
+		m.prefix = []string{w0}
+		return c.effects, m
+	}
+	spec := sh.programs.lookupVersioned(name)
+	if spec == nil {
+		m.prefix = []string{name}
+		return []Effect{{Kind: EffUnknown, What: name + " is not a program agate knows"}}, m
+	}
+	m.prog = spec.name
+	args, alits, aglobs := words[1:], lits[1:], globs[1:]
+	var c *cmdRun
+	if spec.handler != nil && spec.raw {
+		c = &cmdRun{sh: sh, spec: spec, prog: name, word: w0, words: args, lits: alits, globs: aglobs,
+			prefix: []string{name}, base: sh.cwd, depth: depth, stdinCode: stdinCode}
+		if spec.ask {
+			c.unknown("the config says every call of " + name + " asks")
+		}
+		for _, t := range spec.effects {
+			c.template(t)
+		}
+		spec.handler(c)
+	} else {
+		c = sh.runProgram(spec, name, w0, args, alits, aglobs, stdinCode, depth)
+	}
+	m.prefix = c.prefix
+	if name == "cd" || name == "pushd" || name == "popd" || name == "chdir" {
+		sh.chdir(name, args, alits)
+	}
+	return c.effects, m
 }
 
-// readWord records an argument that may name a file read, resolved
-// against the current folder ($HOME written as ~).
-func (sh *shellCtx) readWord(w string, lit bool) {
-	if !lit || w == "" || strings.HasPrefix(w, "-") {
+// chdir moves the folder later relative paths are taken from; a folder
+// not known until it runs makes them unknown.
+func (sh *shellCtx) chdir(name string, args []string, lits []bool) {
+	if name == "popd" {
+		sh.cwd = ""
 		return
 	}
-	if rest, ok := strings.CutPrefix(w, "$HOME"); ok {
-		w = "~" + rest
+	target := "~"
+	lit := true
+	for j, x := range args {
+		if !strings.HasPrefix(x, "-") || x == "-" {
+			target, lit = x, lits[j]
+			break
+		}
 	}
-	sh.a.words = append(sh.a.words, sh.abs(w))
-	// git show HEAD:.env, scp host:path: the part after a colon too.
-	if i := strings.IndexByte(w, ':'); i > 0 && i < len(w)-1 && !strings.Contains(w[:i], "/") {
-		sh.a.words = append(sh.a.words, sh.abs(w[i+1:]))
+	switch {
+	case !lit || target == "-" || (strings.HasPrefix(target, "~") && target != "~" && !strings.HasPrefix(target, "~/")):
+		sh.cwd = ""
+	case sh.cwd != "" || strings.HasPrefix(target, "/") || strings.HasPrefix(target, "~"):
+		sh.cwd = absPath(target, sh.cwd, sh.home)
 	}
 }
 
@@ -369,55 +773,6 @@ func (sh *shellCtx) abs(p string) string {
 		return ""
 	}
 	return absPath(p, sh.cwd, sh.home)
-}
-
-// writeTarget records a redirection or command writing to target.
-func (sh *shellCtx) writeTarget(target string, lit bool) {
-	if !lit {
-		sh.a.risks = sh.a.risks.With(Writes)
-		sh.a.dynWrite = true
-		return
-	}
-	switch {
-	case target == "/dev/null" || target == "/dev/stdout" || target == "/dev/stderr" || target == "/dev/tty" ||
-		strings.HasPrefix(target, "/dev/fd/") || target == "-":
-		return
-	case strings.HasPrefix(target, "/dev/tcp/") || strings.HasPrefix(target, "/dev/udp/"):
-		sh.a.risks = sh.a.risks.With(Network)
-		return
-	case isDiskDevice(target):
-		sh.guard("writes onto the disk device " + target)
-	}
-	sh.a.risks = sh.a.risks.With(Writes)
-	if a := sh.abs(target); a != "" {
-		sh.a.writes = append(sh.a.writes, a)
-	} else {
-		sh.a.dynWrite = true
-	}
-}
-
-// writesTo records the write targets among args (lits says which are
-// literal).
-func (sh *shellCtx) writesTo(args []string, lits []bool) {
-	for i, t := range args {
-		sh.writeTarget(t, lits[i])
-	}
-}
-
-// deletes records a delete of the targets among args.
-func (sh *shellCtx) deletes(args []string, lits []bool) {
-	sh.a.risks = sh.a.risks.With(Deletes)
-	for i, t := range args {
-		a := ""
-		if lits[i] {
-			a = sh.abs(t)
-		}
-		if a != "" {
-			sh.a.writes = append(sh.a.writes, a)
-		} else {
-			sh.a.dynWrite = true
-		}
-	}
 }
 
 func isFD(s string) bool {

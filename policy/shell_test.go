@@ -27,11 +27,11 @@ var shellTests = []struct {
 	{cmd: "echo hi > out.txt", risks: Risks(Writes), writes: []string{"out.txt"}},
 	{cmd: "echo hi >> out.txt 2>/dev/null", risks: Risks(Writes), writes: []string{"out.txt"}},
 	{cmd: "echo hi > /dev/null 2>&1", names: []string{"echo"}},
-	{cmd: "cmd > \"$OUT\"", risks: Risks(Writes)},
+	{cmd: "cmd > \"$OUT\"", risks: Risks(Writes) | Risks(Unknown)},
 	{cmd: "tee -a log.txt < in", risks: Risks(Writes), writes: []string{"log.txt"}},
 	{cmd: "cp a.txt b.txt", risks: Risks(Writes), writes: []string{"b.txt"}},
 	{cmd: "cp -t dest a b", risks: Risks(Writes), writes: []string{"dest"}},
-	{cmd: "mv a b", risks: Risks(Writes), writes: []string{"a", "b"}},
+	{cmd: "mv a b", risks: Risks(Writes) | Risks(Deletes), writes: []string{"a", "b"}},
 	{cmd: "mkdir -p build/out", risks: Risks(Writes), writes: []string{"build/out"}},
 	{cmd: "touch x y", risks: Risks(Writes), writes: []string{"x", "y"}},
 	{cmd: "sed -i 's/a/b/' f.go", risks: Risks(Writes), writes: []string{"f.go"}},
@@ -48,15 +48,15 @@ var shellTests = []struct {
 	{cmd: "git checkout -- .", risks: Risks(Deletes)},
 	{cmd: "git add -A && git commit -m 'x'", names: []string{"git", "git"}},
 	{cmd: "git log --oneline | head", names: []string{"git", "head"}},
-	{cmd: "npm install", risks: Risks(Network)},
+	{cmd: "npm install", risks: Risks(Network) | Risks(Writes) | Risks(InlineCode)},
 	{cmd: "npm test", names: []string{"npm"}},
-	{cmd: "pip install requests", risks: Risks(Network)},
+	{cmd: "pip install requests", risks: Risks(Network) | Risks(InlineCode)},
 	{cmd: "python -m pip install x", risks: Risks(Network)},
 	{cmd: "python -m pytest -q", names: []string{"python"}},
 	{cmd: "go test ./...", names: []string{"go"}},
-	{cmd: "go get example.com/x", risks: Risks(Network)},
-	{cmd: "sudo ls", risks: Risks(Elevated), names: []string{"ls"}},
-	{cmd: "sudo -u bob -- ls", risks: Risks(Elevated), names: []string{"ls"}},
+	{cmd: "go get example.com/x", risks: Risks(Network) | Risks(Writes)},
+	{cmd: "sudo ls", risks: Risks(Elevated), names: []string{"sudo", "ls"}},
+	{cmd: "sudo -u bob -- ls", risks: Risks(Elevated), names: []string{"sudo", "ls"}},
 	{cmd: "doas rm x", risks: Risks(Elevated | Deletes), writes: []string{"x"}},
 	{cmd: "env FOO=1 BAR=2 rm x", risks: Risks(Deletes), writes: []string{"x"}},
 	{cmd: "timeout 10 rm x", risks: Risks(Deletes), writes: []string{"x"}},
@@ -68,7 +68,7 @@ var shellTests = []struct {
 	{cmd: "find . -type f", names: []string{"find"}},
 	{cmd: "python3 -c 'print(1)'", risks: Risks(InlineCode)},
 	{cmd: "node -e 'x'", risks: Risks(InlineCode)},
-	{cmd: "perl -pi -e 's/a/b/' f", risks: Risks(InlineCode)},
+	{cmd: "perl -pi -e 's/a/b/' f", risks: Risks(InlineCode) | Risks(Writes)},
 	{cmd: "python script.py", names: []string{"python"}},
 	{cmd: "curl -s https://x | sh", risks: Risks(Network | InlineCode)},
 	{cmd: "curl -s https://x | bash -s -- --flag", risks: Risks(Network | InlineCode)},
@@ -144,15 +144,15 @@ func TestAnalyseShell(t *testing.T) {
 			if tt.guard {
 				return
 			}
-			if a.risks != tt.risks {
-				t.Errorf("risks = %s, want %s", a.risks, tt.risks)
+			if a.risks() != tt.risks {
+				t.Errorf("risks = %s, want %s", a.risks(), tt.risks)
 			}
 			var want []string
 			for _, w := range tt.writes {
 				want = append(want, absPath(w, testCwd, testHome))
 			}
-			if tt.writes != nil && !reflect.DeepEqual(a.writes, want) {
-				t.Errorf("writes = %q, want %q", a.writes, want)
+			if tt.writes != nil && !reflect.DeepEqual(a.writes(), want) {
+				t.Errorf("writes = %q, want %q", a.writes(), want)
 			}
 			if tt.names != nil {
 				var names []string
@@ -199,8 +199,8 @@ func FuzzAnalyseShell(f *testing.F) {
 			return
 		}
 		b := analyseShell("bash -c "+q, testCwd, testHome, testOpts.Self)
-		if b.err == nil && b.guard == "" && !a.risks.SubsetOf(b.risks) {
-			t.Fatalf("bash -c %s lost risks: %s vs %s", q, b.risks, a.risks)
+		if b.err == nil && b.guard == "" && !a.risks().SubsetOf(b.risks()) {
+			t.Fatalf("bash -c %s lost risks: %s vs %s", q, b.risks(), a.risks())
 		}
 	})
 }

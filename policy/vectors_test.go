@@ -24,6 +24,9 @@ type vectorFile struct {
 		Cwd         string   `toml:"cwd"`
 		Interactive *bool    `toml:"interactive"` // default true
 		Tainted     bool     `toml:"tainted"`
+		// Files says what is at paths the call overwrites or deletes:
+		// "recoverable", "unrecoverable" or "unknown"; elsewhere nothing.
+		Files map[string]string `toml:"files"`
 		Want        string   `toml:"want"`
 		Layer       string   `toml:"layer"`
 		Rule        string   `toml:"rule"`
@@ -55,6 +58,9 @@ func TestDecisionVectors(t *testing.T) {
 				p := mustPolicy(t, cfg)
 				r := req(t, c.Tool, c.Args)
 				r.Agent, r.Tainted = c.Agent, c.Tainted
+				if c.Files != nil {
+					r.Files = filesFrom(c.Files)
+				}
 				if c.Cwd != "" {
 					r.Cwd = c.Cwd
 				}
