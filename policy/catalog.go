@@ -97,18 +97,18 @@ type ToolSpec struct {
 
 // toolSpec is a checked ToolSpec.
 type toolSpec struct {
-	name      string // the catalog key, possibly a glob ("mcp__*")
-	canonical string
-	category  string
-	level     Level
-	approval  bool
-	readOnly  bool
-	risks     Risks
-	command   string
-	paths     []string
-	writes    bool // the path arguments are written (FileWrite)
-	urls      []string
-	patch     string
+	name       string // the catalog key, possibly a glob ("mcp__*")
+	canonical  string
+	category   string
+	level      Level
+	approval   bool
+	readOnly   bool
+	risks      Risks
+	command    string
+	paths      []string
+	writes     bool // the path arguments are written (FileWrite)
+	urls       []string
+	patch      string
 	language   string
 	workdir    []string
 	overwrites bool

@@ -43,8 +43,8 @@ type Policy struct {
 	agents       map[string]*agentPolicy
 	catalog      *Catalog
 	programs     *Programs // what programs do, for shell calls
-	overlay      string // the overlay merged in, if any
-	floor        Mode   // the overlay's mode: no agent runs looser than this
+	overlay      string    // the overlay merged in, if any
+	floor        Mode      // the overlay's mode: no agent runs looser than this
 	problems     []*ConfigError
 }
 

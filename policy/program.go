@@ -284,22 +284,22 @@ func (rs roleSeq) assign(n int) (roles []role, extra int) {
 
 // progSpec is a checked ProgramSpec.
 type progSpec struct {
-	name     string // as the catalog keys it ("git", or "git status" for a subcommand)
-	summary  string
-	effects  []effTmpl
-	args     roleSeq
-	exact    map[string]*optSpec
-	prefixes []*optSpec // names ending in *, longest first
-	num      *optSpec   // -NUM (head -5)
-	posix    bool
-	key      int
-	handler  handler
+	name      string // as the catalog keys it ("git", or "git status" for a subcommand)
+	summary   string
+	effects   []effTmpl
+	args      roleSeq
+	exact     map[string]*optSpec
+	prefixes  []*optSpec // names ending in *, longest first
+	num       *optSpec   // -NUM (head -5)
+	posix     bool
+	key       int
+	handler   handler
 	raw       bool // the handler reads the words itself
 	ask       bool
 	versioned bool
 	scripts   bool
-	sub      map[string]*progSpec
-	parent   *progSpec
+	sub       map[string]*progSpec
+	parent    *progSpec
 }
 
 // exactOpt finds an option by its exact name, in the program and then in

@@ -16,21 +16,21 @@ type vectorFile struct {
 	Description string `toml:"description"`
 	Config      string `toml:"config"`
 	Call        []struct {
-		Note        string   `toml:"note"`
-		Config      *string  `toml:"config"` // overrides the file's
-		Agent       string   `toml:"agent"`
-		Tool        string   `toml:"tool"`
-		Args        string   `toml:"args"`
-		Cwd         string   `toml:"cwd"`
-		Interactive *bool    `toml:"interactive"` // default true
-		Tainted     bool     `toml:"tainted"`
+		Note        string  `toml:"note"`
+		Config      *string `toml:"config"` // overrides the file's
+		Agent       string  `toml:"agent"`
+		Tool        string  `toml:"tool"`
+		Args        string  `toml:"args"`
+		Cwd         string  `toml:"cwd"`
+		Interactive *bool   `toml:"interactive"` // default true
+		Tainted     bool    `toml:"tainted"`
 		// Files says what is at paths the call overwrites or deletes:
 		// "recoverable", "unrecoverable" or "unknown"; elsewhere nothing.
 		Files map[string]string `toml:"files"`
-		Want        string   `toml:"want"`
-		Layer       string   `toml:"layer"`
-		Rule        string   `toml:"rule"`
-		Risks       []string `toml:"risks"`
+		Want  string            `toml:"want"`
+		Layer string            `toml:"layer"`
+		Rule  string            `toml:"rule"`
+		Risks []string          `toml:"risks"`
 	} `toml:"call"`
 }
 
