@@ -105,10 +105,82 @@ type Approval struct {
 	Rule     string    `json:"rule,omitempty"`
 	Source   string    `json:"source,omitempty"`
 	Reason   string    `json:"reason"`
-	Grant    string    `json:"grant,omitempty"` // what "session"/"always" would record
+	Grant    string    `json:"grant,omitempty"` // Pepe's broad grant for the call (the widest answer offered)
 	Scopes   []Scope   `json:"scopes"`          // the answers offered
 	Created  time.Time `json:"created"`
 	Expires  time.Time `json:"expires"`
+
+	// Why is why the call asks, as one sentence a person reads; Reason,
+	// Layer, Rule and Source stay for the details.
+	Why string `json:"why,omitempty"`
+	// Headless says the agent runs with nobody at its own prompt (claude
+	// -p, gemini -p, codex exec): agate's prompt is the only one.
+	Headless bool `json:"headless,omitempty"`
+	// Commands are a shell call's simple commands, each with what it does
+	// and whether it asks on its own.
+	Commands []CommandInfo `json:"commands,omitempty"`
+	// Effects are what the call does, when it is not a shell command.
+	Effects []EffectInfo `json:"effects,omitempty"`
+	// Impact is what is at the paths the call deletes or overwrites, and
+	// the hosts it reaches, looked at when it asked.
+	Impact *Impact `json:"impact,omitempty"`
+	// Remember are what a "session", "this_run" or "always" answer may
+	// record, narrowest first; the first is the default. An answer names
+	// the one chosen (AnswerRequest.Remember).
+	Remember []Remember `json:"remember,omitempty"`
+}
+
+// EffectInfo is one thing a call does, for people.
+type EffectInfo struct {
+	Kind    string `json:"kind"`              // read, write, delete, network, upload, exec, project, secret, system, elevated, persist, unknown
+	Path    string `json:"path,omitempty"`    // the path read, written or deleted
+	Host    string `json:"host,omitempty"`    // the host reached
+	What    string `json:"what,omitempty"`    // a few words on it
+	Text    string `json:"text"`              // the whole effect in words: "deletes /home/me/proj/build"
+	Outside bool   `json:"outside,omitempty"` // the path is outside the project
+}
+
+// CommandInfo is one simple command of a shell call.
+type CommandInfo struct {
+	Text    string       `json:"text"`
+	Prefix  []string     `json:"prefix,omitempty"` // program, subcommands, key operands
+	Effects []EffectInfo `json:"effects,omitempty"`
+	Free    bool         `json:"free,omitempty"`    // it would run unasked on its own
+	Granted string       `json:"granted,omitempty"` // the grant covering it
+	Why     string       `json:"why,omitempty"`     // why it asks
+}
+
+// Impact is what a call that asks would reach, looked at by the daemon
+// (bounded in time and entries, links not followed).
+type Impact struct {
+	Paths []PathImpact `json:"paths,omitempty"`
+	Hosts []HostImpact `json:"hosts,omitempty"`
+}
+
+// PathImpact is what is at one path a call deletes or overwrites.
+type PathImpact struct {
+	Path        string   `json:"path"`
+	Exists      bool     `json:"exists"`
+	Dir         bool     `json:"dir,omitempty"`
+	Files       int      `json:"files"`           // files at or under it (counted up to a bound)
+	Bytes       int64    `json:"bytes"`           // their size
+	Names       []string `json:"names,omitempty"` // the first few, relative to Path
+	More        bool     `json:"more,omitempty"`  // the count stopped at its bound
+	Outside     bool     `json:"outside,omitempty"`
+	Recoverable bool     `json:"recoverable,omitempty"` // git can give it back as it is
+}
+
+// HostImpact is one host a call reaches.
+type HostImpact struct {
+	Host  string `json:"host"`
+	Sends bool   `json:"sends,omitempty"` // data goes out to it
+}
+
+// Remember is one thing an answer may record.
+type Remember struct {
+	Grant string `json:"grant"` // the grant, as grants.toml and `agate grants` write it
+	Text  string `json:"text"`  // what it covers, in plain words
+	Broad bool   `json:"broad,omitempty"`
 }
 
 // AnswerRequest answers one or more waiting approvals (POST
@@ -119,6 +191,10 @@ type AnswerRequest struct {
 	Scope    Scope           `json:"scope,omitempty"`
 	Reason   string          `json:"reason,omitempty"`
 	Via      string          `json:"via,omitempty"`
+	// Remember is the grant a "session", "this_run" or "always" answer
+	// records: one of the approval's Remember, "" for its first (the
+	// narrowest). Anything not offered is refused.
+	Remember string `json:"remember,omitempty"`
 }
 
 // AnswerResult says, per id, whether the answer landed.
