@@ -26,6 +26,9 @@ type Answer struct {
 	Scope   Scope          // for Allow: once, this_run, session, session_any, always
 	Reason  string         // optional, the person's words
 	Via     string         // where they answered: "tray", "terminal", "api"
+	// Remember is what a this_run, session or always answer records: one
+	// of the approval's Remember grants; "" for its first, the narrowest.
+	Remember string
 }
 
 // errOverflow means too many approvals are waiting.

@@ -39,6 +39,7 @@ type Daemon struct {
 	overlays *overlayCache
 	counts   counters
 	bodies   *bodies // what request bodies in flight may hold
+	facts    *facts  // what the policy needs to know of files and repositories
 
 	secretsState secretState
 	prober       sandbox.Prober
@@ -87,6 +88,7 @@ func NewDaemon(paths Paths, o DaemonOptions) (*Daemon, error) {
 		hub:      newHub(),
 		overlays: newOverlayCache(),
 		bodies:   newBodies(),
+		facts:    newFacts(),
 
 		promptReady: make(chan struct{}),
 	}
@@ -287,20 +289,27 @@ func (d *Daemon) Decide(ctx context.Context, r *DecideRequest) (*DecideResponse,
 	attached := prompter != nil || d.hub.approvers() > 0
 	preq := &policy.Request{
 		Tool: r.Tool, Args: r.Args, Agent: r.Agent, Cwd: r.Cwd, Workspace: r.Workspace,
-		Interactive: r.Interactive && (attached || r.AgentPrompt),
+		Interactive: r.Interactive && (attached || r.AgentPrompt && !r.Headless),
 		Tainted:     r.Tainted || snap.tainted,
 		Grants:      append(d.grants.Load().For(r.Agent), snap.grants...),
 		RunGrants:   snap.runGrants,
 		Resolve:     resolvePath,
 		Secrets:     d.knownSecrets(),
 		Glob:        globPaths,
+		Files:       d.facts.Files,
+		Repo:        d.facts.Repo,
 	}
+	confine := d.canConfine(st.cfg, r, now)
+	preq.Sandbox = confine
 	dec := pol.Decide(preq)
 	if dec.Risks.Has(policy.Secret) {
 		d.noteLeaks(r.Args)
 	}
 	resp := responseFor(dec)
-	resp.Sandbox = st.cfg.Hooks.SandboxBash && st.cfg.SandboxEnabled()
+	resp.Sandbox = dec.Verdict == policy.Allow && (dec.Sandbox || st.cfg.Hooks.SandboxBash && st.cfg.SandboxEnabled())
+	if dec.Sandbox {
+		d.sessions.ranConfined(r.Agent, r.Session, commandOf(r.Args), now)
+	}
 	subject := callSubject(r.Tool, r.Args, d.knownSecrets())
 	rec := d.record("decision", r, snap.run, dec, subject)
 
@@ -330,11 +339,22 @@ func (d *Daemon) Decide(ctx context.Context, r *DecideRequest) (*DecideResponse,
 func (d *Daemon) ask(ctx context.Context, r *DecideRequest, snap snapshot, pol *policy.Policy, dec policy.Decision,
 	resp *DecideResponse, rec *AuditRecord, subject string, prompter *prompterBox) (*DecideResponse, error) {
 	cfg := d.state.Load().cfg
+	ws := r.Workspace
+	if ws == "" {
+		ws = r.Cwd
+	}
 	a := Approval{
 		Agent: r.Agent, Session: r.Session, Run: snap.run, Tool: r.Tool, Category: dec.Category,
 		Subject: subject, Args: redactArgs(r.Args, d.knownSecrets()), Cwd: r.Cwd, Risks: dec.Risks.List(),
 		Tainted: dec.Tainted, Layer: string(dec.Layer), Reason: dec.Reason, Grant: dec.Grant.String(),
 		Scopes: offeredScopes(dec), Created: time.Now(),
+		Why: whySentence(dec), Headless: r.Headless, Impact: d.impactOf(dec.Effects, ws),
+		Remember: rememberOptions(dec, ws),
+	}
+	if len(dec.Commands) > 0 {
+		a.Commands = commandInfos(dec.Commands, ws)
+	} else {
+		a.Effects = effectInfos(dec.Effects, ws)
 	}
 	if dec.Rule != nil {
 		a.Rule, a.Source = dec.Rule.Text, dec.Rule.Source
@@ -408,7 +428,7 @@ func (d *Daemon) ask(ctx context.Context, r *DecideRequest, snap snapshot, pol *
 	// What the answer reaches beyond this call is recorded only once the
 	// answer is in the log.
 	if o.Verdict == policy.Allow {
-		d.remember(r, snap, dec, o.Scope)
+		d.remember(r, snap, dec, o.Scope, chosenGrants(a.Remember, o.Remember))
 	}
 	return d.finish(ctx, r, rec, resp, subject)
 }
@@ -426,29 +446,42 @@ func (d *Daemon) finish(ctx context.Context, r *DecideRequest, rec *AuditRecord,
 	return resp, nil
 }
 
-// remember records what a person's allow reaches beyond this call.
-func (d *Daemon) remember(r *DecideRequest, snap snapshot, dec policy.Decision, scope Scope) {
-	g := dec.Grant
-	if g.Tool == "" {
+// remember records what a person's allow reaches beyond this call:
+// grants, the ones the person chose from what the popup offered (the
+// narrowest by default).
+func (d *Daemon) remember(r *DecideRequest, snap snapshot, dec policy.Decision, scope Scope, chosen []policy.Grant) {
+	now := time.Now()
+	if scope == ScopeSessionAny {
+		if dec.Grant.Tool != "" {
+			d.sessions.grant(r.Agent, r.Session, policy.Grant{Tool: dec.Grant.Tool, Any: true}, now)
+		}
 		return
 	}
-	now := time.Now()
+	if len(chosen) == 0 {
+		return
+	}
 	switch scope {
 	case ScopeRun:
-		d.sessions.grantRun(r.Agent, r.Session, snap.run, g, now)
+		for _, g := range chosen {
+			d.sessions.grantRun(r.Agent, r.Session, snap.run, g, now)
+		}
 	case ScopeSession:
-		d.sessions.grant(r.Agent, r.Session, g, now)
-	case ScopeSessionAny:
-		d.sessions.grant(r.Agent, r.Session, policy.Grant{Tool: g.Tool, Any: true}, now)
+		for _, g := range chosen {
+			d.sessions.grant(r.Agent, r.Session, g, now)
+		}
 	case ScopeAlways:
 		err := updateGrants(d.paths.Grants, func(gs *Grants) error {
-			gs.Add(r.Agent, g)
+			for _, g := range chosen {
+				gs.Add(r.Agent, g)
+			}
 			return nil
 		})
 		if err != nil {
-			d.logger.Printf("save grant %s for %s: %v", g, r.Agent, err)
-			// It still holds for this session.
-			d.sessions.grant(r.Agent, r.Session, g, now)
+			d.logger.Printf("save grants for %s: %v", r.Agent, err)
+			// They still hold for this session.
+			for _, g := range chosen {
+				d.sessions.grant(r.Agent, r.Session, g, now)
+			}
 			return
 		}
 		d.ReloadGrants()
@@ -461,9 +494,15 @@ func (d *Daemon) Answer(id string, a Answer) bool { return d.answer(id, a) }
 
 func (d *Daemon) answer(id string, a Answer) bool {
 	if a.Verdict != policy.Allow {
-		a.Verdict, a.Scope = policy.Deny, ScopeDeny
+		a.Verdict, a.Scope, a.Remember = policy.Deny, ScopeDeny, ""
 	} else if a.Scope == "" || a.Scope == ScopeDeny {
 		a.Scope = ScopeOnce
+	}
+	if a.Remember != "" {
+		// Only what the popup offered may be remembered.
+		if ap, ok := d.broker.get(id); !ok || !offered(ap.Remember, a.Remember) {
+			return false
+		}
 	}
 	if a.Scope == ScopeRun {
 		// this_run exists only while the run is tainted.
@@ -586,8 +625,10 @@ func offeredScopes(dec policy.Decision) []Scope {
 	if dec.Tainted {
 		s = append(s, ScopeRun)
 	}
-	if dec.Grant.Tool != "" {
+	if dec.Grant.Tool != "" && len(dec.Proposals) > 0 {
 		s = append(s, ScopeSession, ScopeSessionAny, ScopeAlways)
+	} else if dec.Grant.Tool != "" && !dec.Risks.Has(policy.Secret) {
+		s = append(s, ScopeSessionAny)
 	}
 	return append(s, ScopeDeny)
 }

@@ -85,14 +85,7 @@ func (g *Grants) Agents() []string {
 // Add records a grant for an agent, widening the agent's grant for the
 // same tool in place rather than adding a second one.
 func (g *Grants) Add(agent string, gr policy.Grant) {
-	list := g.agents[agent]
-	for i, old := range list {
-		if old.Tool == gr.Tool {
-			list[i] = old.Widen(gr)
-			return
-		}
-	}
-	g.agents[agent] = append(list, gr)
+	g.agents[agent] = widen(g.agents[agent], gr)
 }
 
 // Revoke removes an agent's grants: all of them when tool is "", else the

@@ -25,6 +25,10 @@ type session struct {
 	run      string         // the current run's id
 	runs     map[string]*runState
 	lastSeen time.Time
+	// confined are the commands that ran unasked in the sandbox, and
+	// when: the same command again is decided without that free pass, so
+	// that one that failed confined can be asked for unconfined.
+	confined map[string]time.Time
 }
 
 type runState struct {
@@ -122,14 +126,53 @@ func (ss *sessions) grantRun(agent, id, run string, g policy.Grant, now time.Tim
 	r.grants = widen(r.grants, g)
 }
 
+// widen adds g to list: a broad grant widens the broad grant for the
+// same tool in place; a narrow one is added unless it is there already.
 func widen(list []policy.Grant, g policy.Grant) []policy.Grant {
 	for i, old := range list {
-		if old.Tool == g.Tool {
+		if g.Narrow() {
+			if old.Equal(g) {
+				return list
+			}
+			continue
+		}
+		if !old.Narrow() && old.Tool == g.Tool {
 			list[i] = old.Widen(g)
 			return list
 		}
 	}
 	return append(list, g)
+}
+
+// confineAgain is how long after a command ran confined the same command
+// is decided without the sandbox's free pass.
+const confineAgain = 10 * time.Minute
+
+// ranConfined notes a command that runs unasked in the sandbox.
+func (ss *sessions) ranConfined(agent, id, command string, now time.Time) {
+	if command == "" {
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.get(agent, id, now)
+	if s.confined == nil {
+		s.confined = map[string]time.Time{}
+	}
+	s.confined[command] = now
+}
+
+// confinedBefore reports whether command ran confined in the session
+// lately: an agent running it again most likely saw it fail there.
+func (ss *sessions) confinedBefore(agent, id, command string, now time.Time) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.byID[sessionKey{agent, id}]
+	if s == nil || s.confined == nil {
+		return false
+	}
+	at, ok := s.confined[command]
+	return ok && now.Sub(at) < confineAgain
 }
 
 // sweep drops sessions idle for longer than the idle limit.

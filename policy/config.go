@@ -82,6 +82,10 @@ type Sandbox struct {
 	CPUs       string   `toml:"cpus"`        // container CPU limit, e.g. "1.5"
 	Runtime    string   `toml:"runtime"`     // container OCI runtime, e.g. "runc"
 	Writable   []string `toml:"writable"`    // extra writable paths besides the work dir
+	// ConfineProject lets the project's own code (make test, pytest) run
+	// unasked inside the sandbox, headless too, where the agent lets agate
+	// rewrite the command and the sandbox works here.
+	ConfineProject bool `toml:"confine_project"`
 }
 
 // Secrets is the [secrets] section.

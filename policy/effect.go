@@ -113,6 +113,10 @@ func (e Effect) risk() Risks {
 	return 0
 }
 
+// Describe says what an effect does in words a person reads: "deletes
+// /home/me/proj/build", "connects to mini10v".
+func (e Effect) Describe() string { return e.describe() }
+
 // describe says what an effect does in words a person reads.
 func (e Effect) describe() string {
 	what := e.What

@@ -323,3 +323,162 @@ func hostUnder(host, scope string) bool {
 	}
 	return host == scope
 }
+
+// Describe says in plain words what the grant covers; project is the
+// project's root, for scopes inside it.
+func (g Grant) Describe(project string) string {
+	if !g.narrow {
+		switch {
+		case g.Tool == "*":
+			return "every tool, whatever it does (broad)"
+		case g.Any:
+			return g.Tool + ", whatever its parameters (broad)"
+		case g.Risks.Empty():
+			return g.Tool + " calls that carry no risk (broad)"
+		}
+		return g.Tool + " calls whose risks are among " + strings.ReplaceAll(g.Risks.String(), "+", ", ") + " (broad)"
+	}
+	var b strings.Builder
+	if g.Prefix != nil {
+		b.WriteString("`" + strings.Join(g.Prefix, " ") + "`")
+		b.WriteString(" with any further words")
+	} else {
+		b.WriteString(g.Tool)
+	}
+	var parts []string
+	for _, e := range g.Effects {
+		parts = append(parts, describeGrantEffect(e, project))
+	}
+	if len(parts) == 0 {
+		b.WriteString(", when it only reads")
+	} else {
+		b.WriteString(", when it ")
+		b.WriteString(strings.Join(parts, " and "))
+	}
+	return b.String()
+}
+
+func describeGrantEffect(e GrantEffect, project string) string {
+	where := func(verb string) string {
+		switch {
+		case e.Under == "":
+			return verb + " anywhere"
+		case project != "" && e.Under == project:
+			return verb + " in this project"
+		case project != "" && within(e.Under, project):
+			rel := strings.TrimPrefix(strings.TrimPrefix(e.Under, project), "/")
+			return verb + " under " + rel + "/ in this project"
+		}
+		return verb + " under " + e.Under
+	}
+	switch e.Kind {
+	case EffWrite:
+		return where("writes")
+	case EffDelete:
+		return where("deletes")
+	case EffNetwork:
+		if e.Under == "" {
+			return "reaches any host"
+		}
+		return "reaches " + e.Under
+	case EffUpload:
+		if e.Under == "" {
+			return "sends data to any host"
+		}
+		return "sends data to " + e.Under
+	case EffProject:
+		return "runs the project's own code"
+	case EffExec:
+		return "runs code agate cannot read"
+	case EffSystem:
+		return "changes the system"
+	case EffElevated:
+		return "runs with elevated privileges"
+	case EffUnknown:
+		return "does what agate does not know"
+	}
+	return e.Kind.String()
+}
+
+// Wider returns grants that cover more than g, narrowest first, for a
+// person to choose from: the prefix shortened word by word to its
+// program, then the scopes widened (a folder of the project to the
+// project, a host to its domain), then anywhere. A broad grant has none.
+func (g Grant) Wider(project string) []Grant {
+	if !g.narrow {
+		return nil
+	}
+	var out []Grant
+	seen := map[string]bool{g.String(): true}
+	add := func(w Grant) {
+		if s := w.String(); !seen[s] {
+			seen[s] = true
+			out = append(out, w)
+		}
+	}
+	for n := len(g.Prefix) - 1; n >= 1; n-- {
+		add(NewNarrowGrant(g.Tool, g.Prefix[:n], g.Effects))
+	}
+	short := g.Prefix
+	if len(short) > 1 {
+		short = short[:1]
+	}
+	// Scopes widened one step: in the project, a domain.
+	step := make([]GrantEffect, 0, len(g.Effects))
+	for _, e := range g.Effects {
+		switch e.Kind {
+		case EffWrite, EffDelete:
+			if project != "" && project != "/" && e.Under != "" && within(e.Under, project) {
+				e.Under = project
+			}
+		case EffNetwork, EffUpload:
+			if d := parentDomain(e.Under); d != "" {
+				e.Under = "*." + d
+			}
+		}
+		step = append(step, e)
+	}
+	add(NewNarrowGrant(g.Tool, short, dedupeEffects(step)))
+	// Anywhere.
+	any := make([]GrantEffect, 0, len(g.Effects))
+	for _, e := range g.Effects {
+		e.Under = ""
+		any = append(any, e)
+	}
+	add(NewNarrowGrant(g.Tool, short, dedupeEffects(any)))
+	return out
+}
+
+func dedupeEffects(es []GrantEffect) []GrantEffect {
+	var out []GrantEffect
+	for _, e := range es {
+		dup := false
+		for _, o := range out {
+			dup = dup || o == e
+		}
+		if !dup {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// parentDomain is the domain a host belongs to (api.github.com ->
+// github.com), or "" for a bare name or an IP address.
+func parentDomain(host string) string {
+	h := strings.TrimPrefix(host, "*.")
+	parts := strings.Split(h, ".")
+	if len(parts) < 2 || allDigits(strings.Join(parts, "")) {
+		return ""
+	}
+	if strings.HasPrefix(host, "*.") {
+		if len(parts) < 3 {
+			return ""
+		}
+		return strings.Join(parts[1:], ".")
+	}
+	if len(parts) == 2 {
+		return h
+	}
+	return strings.Join(parts[len(parts)-2:], ".")
+}

@@ -29,6 +29,12 @@ type DecideRequest struct {
 	// Tainted marks the run as having taken in outside content, on top of
 	// what the daemon already knows from /v1/taint.
 	Tainted bool `json:"tainted,omitempty"`
+	// Headless says the agent runs with nobody at its own prompt (Claude
+	// Code's -p and SDK runs, Gemini CLI's -p, codex exec): an ask goes
+	// to agate's own prompt when one is attached, else it is denied, and
+	// the project's code loses its free pass unless agate's prompt is
+	// there.
+	Headless bool `json:"headless,omitempty"`
 }
 
 // Answerer says who or what settled a decision.

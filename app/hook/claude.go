@@ -37,6 +37,10 @@ func parseClaude(data []byte, getenv func(string) string) (*Event, error) {
 	if err := decodeInput(data, &in); err != nil {
 		return nil, err
 	}
+	// Claude Code runs its hooks with CLAUDE_CODE_ENTRYPOINT: "cli" in
+	// its terminal, "sdk-cli" (and other sdk-*) for -p and SDK runs, where
+	// it has no prompt of its own to put a question to.
+	headless := strings.HasPrefix(getenv("CLAUDE_CODE_ENTRYPOINT"), "sdk-")
 	ev := &Event{
 		Name:      in.HookEventName,
 		Session:   in.SessionID,
@@ -45,7 +49,8 @@ func parseClaude(data []byte, getenv func(string) string) (*Event, error) {
 		Workspace: getenv("CLAUDE_PROJECT_DIR"),
 		// Nobody is asked in these modes: an ask there must be a deny.
 		Interactive: in.PermissionMode != "bypassPermissions" && in.PermissionMode != "dontAsk",
-		AgentPrompt: true,
+		AgentPrompt: !headless,
+		Headless:    headless,
 	}
 	switch in.HookEventName {
 	case "":

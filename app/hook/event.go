@@ -77,6 +77,10 @@ type Event struct {
 	// AgentPrompt is true when the agent can ask the person about this
 	// call itself, so Render can hand it an "ask".
 	AgentPrompt bool
+	// Headless is true when the agent runs with nobody at its own prompt
+	// (Claude Code's -p and SDK runs): an ask goes to agate's own prompt,
+	// or is denied.
+	Headless bool
 }
 
 // CanAsk reports whether the call can be handed to the agent's own

@@ -321,6 +321,7 @@ func decideRequest(ev *hook.Event) *api.DecideRequest {
 		Workspace:   ev.Workspace,
 		Interactive: ev.Interactive,
 		AgentPrompt: ev.AgentPrompt,
+		Headless:    ev.Headless,
 	}
 }
 

@@ -1,0 +1,96 @@
+package policy
+
+import "testing"
+
+func TestNarrowGrantsRoundTrip(t *testing.T) {
+	for _, s := range []string{
+		"bash(ssh mini10v) network=mini10v",
+		"bash(rm) delete=/home/u/proj/build",
+		"bash(gh release view) network=api.github.com",
+		"bash(mytool) unknown",
+		"write_file write=/home/u/proj/docs",
+		"bash(python3 x.py) project",
+		`bash("a b" c) network=*.example.com upload=*.example.com`,
+	} {
+		g, err := ParseGrant(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if !g.Narrow() || g.String() != s {
+			t.Errorf("%s -> %q (narrow %v)", s, g.String(), g.Narrow())
+		}
+	}
+	for _, bad := range []string{"bash(rm delete=/x", "bash(rm) delete=relative", "bash(cat) secret", "bash(x) persist", "bash() network", "bash(x) frob"} {
+		if _, err := ParseGrant(bad); err == nil {
+			t.Errorf("%s: parsed", bad)
+		}
+	}
+}
+
+// TestNarrowGrantCovers: a narrow grant covers the command the person
+// saw and others with the same prefix and effects in scope, nothing else.
+func TestNarrowGrantCovers(t *testing.T) {
+	const cfg = ""
+	p := mustPolicy(t, cfg)
+	grant := func(s string) Grant {
+		g, err := ParseGrant(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	unrecoverable := filesFrom(map[string]string{testCwd + "/build": "unrecoverable", "/home/u/Desktop/notes": "unrecoverable"})
+	for _, tt := range []struct {
+		grant, cmd string
+		want       Verdict
+	}{
+		{"bash(ssh mini10v) network=mini10v", "ssh mini10v ls", Allow},
+		{"bash(ssh mini10v) network=mini10v", "ssh mini10v 'uptime'", Allow},
+		{"bash(ssh mini10v) network=mini10v", "scp secrets.txt mini10v:/tmp/", Ask},
+		{"bash(ssh mini10v) network=mini10v", "ssh other ls", Ask},
+		{"bash(rm) delete=/home/u/proj/build", "rm -rf build", Allow},
+		{"bash(rm) delete=/home/u/proj/build", "rm -rf ~/Desktop/notes", Ask},
+		{"bash(rm) delete=/home/u/proj/build", "rm -rf build && curl https://x.example", Ask},
+	} {
+		r := req(t, "Bash", `{"command":`+quoteJSON(tt.cmd)+`}`)
+		r.Files = unrecoverable
+		r.Grants = []Grant{grant(tt.grant)}
+		if d := p.Decide(r); d.Verdict != tt.want {
+			t.Errorf("%s under %s: %s (%s), want %s", tt.cmd, tt.grant, d.Verdict, d.Reason, tt.want)
+		}
+	}
+}
+
+func quoteJSON(s string) string {
+	b := []byte{'"'}
+	for _, r := range s {
+		switch r {
+		case '"', '\\':
+			b = append(b, '\\', byte(r))
+		default:
+			b = append(b, string(r)...)
+		}
+	}
+	return string(append(b, '"'))
+}
+
+func TestWiderGrants(t *testing.T) {
+	g, _ := ParseGrant("bash(gh release view) network=api.github.com")
+	var got []string
+	for _, w := range g.Wider("/home/u/proj") {
+		got = append(got, w.String())
+	}
+	want := []string{"bash(gh release) network=api.github.com", "bash(gh) network=api.github.com", "bash(gh) network=*.github.com", "bash(gh) network"}
+	if len(got) != len(want) {
+		t.Fatalf("wider: %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("wider: %q, want %q", got, want)
+		}
+	}
+	d, _ := ParseGrant("bash(rm) delete=/home/u/proj/build")
+	if s := d.Describe("/home/u/proj"); s != "`rm` with any further words, when it deletes under build/ in this project" {
+		t.Errorf("describe: %q", s)
+	}
+}
