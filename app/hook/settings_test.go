@@ -311,7 +311,12 @@ func TestHookCommand(t *testing.T) {
 	}
 	for _, cmd := range []string{
 		"/usr/bin/agate-helper hook claude-code",
-		"/usr/bin/agate hook claude-code --socket /x",
+		"/usr/bin/agate hook claude-code --bogus /x",
+		"/usr/bin/agate hook claude-code --socket",
+		"/usr/bin/agate hook claude-code --socket /x --socket /y",
+		"/usr/bin/agate hook claude-code --agent-timeout soon",
+		"/usr/bin/agate hook claude-code extra",
+		"/usr/bin/agate hook claude-code --socket '/x",
 		"env A=1 /usr/bin/agate hook claude-code",
 		"$HOME/bin/agate hook claude-code",
 		"/usr/bin/agate; rm -rf ~ hook claude-code",
@@ -373,5 +378,34 @@ func TestCommandWithTimeout(t *testing.T) {
 	}
 	if _, ok := ParseCommand("/usr/bin/agate-hook hook claude-code --agent-timeout x; rm -rf /", ClaudeCode); ok {
 		t.Fatal("a command with more after it is agate's")
+	}
+}
+
+// TestHookCommandWith: the socket and config paths an installed command
+// carries are read back, quoted or not, in any order.
+func TestHookCommandWith(t *testing.T) {
+	o := CommandOptions{AgentTimeout: 135 * time.Second, Socket: "/run/user/1000/agate/agate.sock", Config: "/home/o'brien/my config/agate.toml"}
+	c, err := CommandWith("/opt/my tools/agate-hook", Gemini, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `'/opt/my tools/agate-hook' hook gemini --agent-timeout 135s --socket /run/user/1000/agate/agate.sock --config '/home/o'"'"'brien/my config/agate.toml'`
+	if c != want {
+		t.Fatalf("command %s\nwant    %s", c, want)
+	}
+	hc, ok := ParseCommandWith(c, Gemini)
+	if !ok || hc.Bin != "/opt/my tools/agate-hook" || hc.CommandOptions != o {
+		t.Fatalf("ParseCommandWith(%q) = %+v, %v", c, hc, ok)
+	}
+	for _, c := range []string{
+		"agate-hook hook gemini --config /c.toml --socket /s.sock",
+		`agate-hook hook gemini --socket "/s.sock" --config /c.toml`,
+	} {
+		if hc, ok := ParseCommandWith(c, Gemini); !ok || hc.Socket != "/s.sock" || hc.Config != "/c.toml" {
+			t.Errorf("ParseCommandWith(%q) = %+v, %v", c, hc, ok)
+		}
+	}
+	if _, err := CommandWith("/usr/bin/agate-hook", Gemini, CommandOptions{Socket: "run/agate.sock"}); err == nil {
+		t.Error("a relative socket: no error")
 	}
 }
