@@ -185,9 +185,11 @@ func TestHookCmdDecides(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"agate: nothing pre-approved it [layer: default]"}}`,
 			DecideRequest{Tool: "Bash", Agent: "claude-code", Session: "9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f", Run: "550e8400-e29b-41d4-a716-446655440000", Cwd: "/home/dev/project", Workspace: "/home/dev/project", Interactive: true, AgentPrompt: true},
 			`{"command":"git push origin main","description":"Push commits to origin"}`},
+		// Gemini CLI may run an MCP tool without its dialog: the daemon is
+		// told the agent cannot ask, and an ask is never handed over.
 		{"gemini", "gemini/beforetool-mcp.json", ask,
-			`{"decision":"ask","reason":"agate: nothing pre-approved it [layer: default]","systemMessage":"agate: nothing pre-approved it [layer: default]"}`,
-			DecideRequest{Tool: "mcp__github__create_issue", Agent: "gemini", Session: "c0ffee12-3456-4789-abcd-ef0123456789", Cwd: "/home/dev/project", Workspace: "/home/dev/project", Interactive: true, AgentPrompt: true},
+			`{"decision":"deny","reason":"agate: nothing pre-approved it; gemini may run an MCP tool without asking (its server is trusted, or was allowed for the session), so agate blocked it (approve it in agate, or add a rule) [layer: default].` + advice + `","systemMessage":"agate: nothing pre-approved it; gemini may run an MCP tool without asking (its server is trusted, or was allowed for the session), so agate blocked it (approve it in agate, or add a rule) [layer: default]"}`,
+			DecideRequest{Tool: "mcp__github__create_issue", Agent: "gemini", Session: "c0ffee12-3456-4789-abcd-ef0123456789", Cwd: "/home/dev/project", Workspace: "/home/dev/project", Interactive: true, AgentPrompt: false},
 			`{"owner":"agatehq","repo":"agate","title":"Flaky test in watcher package"}`},
 		{"cursor", "cursor/beforeShellExecution.json", deny,
 			`{"permission":"deny","user_message":"agate: piping a script into a shell [layer: hard_deny; rule: deny bash *|*sh]","agent_message":"agate: piping a script into a shell [layer: hard_deny; rule: deny bash *|*sh].` + advice + `"}`,

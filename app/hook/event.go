@@ -77,6 +77,20 @@ type Event struct {
 	// AgentPrompt is true when the agent can ask the person about this
 	// call itself, so Render can hand it an "ask".
 	AgentPrompt bool
+	// NoPrompt says why the agent's own prompt cannot be relied on for
+	// this call, when AgentPrompt is false for a reason beyond the event
+	// ("gemini runs headless"); see NoAgentPrompt.
+	NoPrompt string
+}
+
+// NoAgentPrompt marks a call as one the agent's own prompt must not be
+// handed: the daemon asks the person itself (the tray, a terminal
+// approver) or denies. why says so, for the reason a deny gives.
+func (ev *Event) NoAgentPrompt(why string) {
+	ev.AgentPrompt = false
+	if ev.NoPrompt == "" {
+		ev.NoPrompt = why
+	}
 }
 
 // CanAsk reports whether the call can be handed to the agent's own

@@ -38,7 +38,9 @@ const (
 	denyUser  = "agate: piping a remote script into a shell is blocked [layer: hard_deny; rule: deny bash *|*sh]"
 	denyModel = denyUser + ". The user did not authorize this tool call. Do not retry it as it is: try another approach, or check in with the user."
 	askUser   = "agate: nothing pre-approved this call [layer: default]"
-	downUser  = "agate: the daemon is not running (socket /run/agate.sock): start it with `agate` or `agate serve`"
+	// geminiMCPDeny is an ask turned deny for a Gemini CLI MCP tool.
+	geminiMCPDeny = "agate: nothing pre-approved this call; gemini may run an MCP tool without asking (its server is trusted, or was allowed for the session), so agate blocked it (approve it in agate, or add a rule) [layer: default]"
+	downUser      = "agate: the daemon is not running (socket /run/agate.sock): start it with `agate` or `agate serve`"
 )
 
 // outputs are the expected answers to one event: with the daemon's
@@ -87,6 +89,16 @@ var (
 		ask:     stdout(`{"permission":"deny","user_message":"agate: nothing pre-approved this call; cursor cannot ask about beforeReadFile, so agate blocked it (approve it in agate, or add a rule) [layer: default]"}`),
 		down:    blockedDown,
 		downAsk: blockedDown, // beforeReadFile cannot ask
+	}
+	// An MCP tool: Gemini CLI may run it without showing its dialog
+	// (a trusted server, one allowed for the session), so agate never
+	// hands it an ask.
+	geminiMCPCall = outputs{
+		allow:   geminiCall.allow,
+		deny:    geminiCall.deny,
+		ask:     stdout(`{"decision":"deny","reason":"` + geminiMCPDeny + `. The user did not authorize this tool call. Do not retry it as it is: try another approach, or check in with the user.","systemMessage":"` + geminiMCPDeny + `"}`),
+		down:    blockedDown,
+		downAsk: blockedDown,
 	}
 	cursorPreTool = outputs{
 		allow:   stdout(`{"decision":"allow"}`),
@@ -177,8 +189,10 @@ var vectors = []vector{
 		`{"command":"npm test","description":"Run the project's test suite."}`, geminiCall},
 	{"gemini/beforetool-write.json", with(geminiCallEvent, func(e *Event) { e.Tool = "write_file" }),
 		`{"content":"export const API_URL = \"https://api.example.com\";\n","file_path":"/home/dev/project/src/config.ts"}`, geminiCall},
-	{"gemini/beforetool-mcp.json", with(geminiCallEvent, func(e *Event) { e.Tool = "mcp__github__create_issue" }),
-		githubIssueArgs3, geminiCall},
+	{"gemini/beforetool-mcp.json", with(geminiCallEvent, func(e *Event) {
+		e.Tool, e.AgentPrompt = "mcp__github__create_issue", false
+		e.NoPrompt = "gemini may run an MCP tool without asking (its server is trusted, or was allowed for the session)"
+	}), githubIssueArgs3, geminiMCPCall},
 	{"gemini/aftertool-webfetch.json", with(geminiCallEvent, func(e *Event) { e.Name, e.Kind, e.Tool = "AfterTool", KindTaint, "web_fetch" }),
 		"", taint(geminiNeutral)},
 	{"gemini/aftertool-mcp.json", with(geminiCallEvent, func(e *Event) { e.Name, e.Kind, e.Tool = "AfterTool", KindTaint, "mcp__github__get_issue" }),

@@ -77,6 +77,7 @@ func Run(ctx context.Context, o Options) int {
 	if err != nil {
 		return write(&o, hook.Blocked(fmt.Sprintf("agate: %v; the call was blocked", err)))
 	}
+	surroundings(ev)
 	if ev.Kind == hook.KindOther {
 		return write(&o, hook.Neutral(ev)) // the fast path: no config, no daemon
 	}
