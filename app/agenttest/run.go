@@ -91,7 +91,7 @@ func (h *Home) Env(extra ...string) []string {
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
 		"DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1",
 		// Gemini CLI (usage statistics are off in its settings too)
-		"GEMINI_CLI_NO_RELAUNCH=true", "GEMINI_TELEMETRY_ENABLED=false",
+		"GEMINI_TELEMETRY_ENABLED=false",
 		// Codex
 		"CODEX_HOME=" + filepath.Join(h.Home, ".codex"),
 		// npm and node
