@@ -35,8 +35,15 @@ func layoutOf(agent string) (*layout, error) {
 			grouped: true,
 			hooks: []Hook{
 				{"PreToolUse", "*"},
-				{"PostToolUse", "WebFetch|WebSearch|ReadMcpResourceTool|mcp__.*"},
+				// Every tool: outside content taints the run, and a call
+				// whose ask went to Claude Code's prompt is recorded as
+				// the person's allow.
+				{"PostToolUse", "*"},
+				{"PostToolUseFailure", "*"},
+				{"PermissionDenied", "*"},
+				{"Stop", ""},
 				{"UserPromptSubmit", ""},
+				{"SessionEnd", ""},
 			},
 			unit: time.Second,
 			handler: func(c string, t json.RawMessage) json.RawMessage {

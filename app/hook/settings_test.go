@@ -62,7 +62,7 @@ const claudeSettings = `{
 }
 `
 
-// TestInstallClaude: agate's three hooks are added; everything else stays
+// TestInstallClaude: agate's hooks are added; everything else stays
 // as it was, in its order.
 func TestHookInstallClaude(t *testing.T) {
 	cmd := mustCommand(t, binA, ClaudeCode)
@@ -79,12 +79,16 @@ func TestHookInstallClaude(t *testing.T) {
 	if !strings.Contains(string(out), "\n    \"model\"") {
 		t.Errorf("indentation not kept:\n%s", out)
 	}
+	agate := `{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135}`
 	want := `{"model":"opus","permissions":{"allow":["Bash(npm test)"],"deny":[]},"hooks":{` +
-		`"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}],` +
+		`"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]},{"hooks":[` + agate + `]}],` +
 		`"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/home/me/bin/audit.sh","timeout":5}]},` +
-		`{"matcher":"*","hooks":[{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135}]}],` +
-		`"PostToolUse":[{"matcher":"WebFetch|WebSearch|ReadMcpResourceTool|mcp__.*","hooks":[{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135}]}],` +
-		`"UserPromptSubmit":[{"hooks":[{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135}]}]},` +
+		`{"matcher":"*","hooks":[` + agate + `]}],` +
+		`"PostToolUse":[{"matcher":"*","hooks":[` + agate + `]}],` +
+		`"PostToolUseFailure":[{"matcher":"*","hooks":[` + agate + `]}],` +
+		`"PermissionDenied":[{"matcher":"*","hooks":[` + agate + `]}],` +
+		`"UserPromptSubmit":[{"hooks":[` + agate + `]}],` +
+		`"SessionEnd":[{"hooks":[` + agate + `]}]},` +
 		`"env":{"FOO":"bar"},"alwaysThinkingEnabled":true}`
 	if got := compact(t, out); got != want {
 		t.Errorf("installed:\n got %s\nwant %s", got, want)

@@ -224,6 +224,7 @@ type hookRun struct {
 
 func (r *hookRun) answer(ctx context.Context) hook.Output {
 	ev := r.ev
+	r.sendOutcome(ctx)
 	switch ev.Kind {
 	case hook.KindCall:
 		resp, err := r.client.Decide(ctx, decideRequest(ev))
@@ -317,6 +318,7 @@ func decideRequest(ev *hook.Event) *api.DecideRequest {
 		Workspace:   ev.Workspace,
 		Interactive: ev.Interactive,
 		AgentPrompt: ev.AgentPrompt,
+		ToolUseID:   ev.ToolUseID,
 	}
 }
 
