@@ -129,9 +129,27 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
+// claudeKey is the dummy API key Claude Code is given.
+const claudeKey = "sk-ant-agenttest-dummy"
+
+// ClaudeState writes Claude Code's ~/.claude.json as after a person's
+// first run: onboarding done (else it checks that it can reach its
+// servers, and stops), the dummy API key approved, the work folder
+// trusted.
+func (h *Home) ClaudeState(t testing.TB) {
+	t.Helper()
+	WriteJSON(t, filepath.Join(h.Home, ".claude.json"), map[string]any{
+		"hasCompletedOnboarding": true,
+		"lastOnboardingVersion":  ClaudeCode.Version,
+		"theme":                  "dark",
+		"customApiKeyResponses":  map[string]any{"approved": []string{claudeKey[len(claudeKey)-20:]}, "rejected": []string{}},
+		"projects":               map[string]any{h.Work: map[string]any{"hasTrustDialogAccepted": true, "allowedTools": []string{}}},
+	})
+}
+
 // ClaudeEnv points Claude Code at the fake server.
 func (s *Server) ClaudeEnv() []string {
-	return []string{"ANTHROPIC_BASE_URL=" + s.URL, "ANTHROPIC_API_KEY=sk-ant-agenttest-dummy"}
+	return []string{"ANTHROPIC_BASE_URL=" + s.URL, "ANTHROPIC_API_KEY=" + claudeKey}
 }
 
 // GeminiEnv points Gemini CLI at the fake server.
