@@ -32,6 +32,13 @@
 //     nothing from the test's own environment but PATH and the locale.
 //     Run runs a program with a deadline and returns its status, stdout
 //     and stderr.
+//   - StartTUI runs an agent's terminal UI in a detached tmux session on
+//     a private server (skipping the test when tmux is missing): Keys and
+//     Type type into it, Screen and WaitFor read it, as a person would.
+//   - GeminiSettings, ClaudeState and WriteCodexConfig write what each
+//     agent needs to start in the scratch home without a first-run
+//     dialog (auth, a trusted work folder, onboarding done), pointed at
+//     the fake server.
 //   - InstallHooks writes agate's hooks into the agent's settings in the
 //     scratch home with agate's own installer (`agate-cli hooks install
 //     AGENT --bin agate-hook`), so a test exercises exactly what a person

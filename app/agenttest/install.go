@@ -111,7 +111,7 @@ func install(p Package) (string, error) {
 	defer cancel()
 	// Ask the registry first: an unreachable registry is a skip, not a
 	// failure.
-	view := exec.CommandContext(ctx, npm, "view", p.String(), "version")
+	view := exec.CommandContext(ctx, npm, "view", "--fetch-retries=1", "--fetch-timeout=30000", p.String(), "version")
 	view.Env = npmEnv()
 	out, err := view.CombinedOutput()
 	if err != nil || strings.TrimSpace(lastLine(string(out))) != p.Version {
