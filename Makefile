@@ -75,8 +75,8 @@ test-agents: cli
 	@log=$$(mktemp); status=0; \
 	AGATE_AGENT_TESTS=1 AGATE_E2E_BIN=$(CURDIR)/$(BIN) CGO_ENABLED=0 \
 	  $(GO) test -tags nogui -count=1 -timeout 30m -run '$(AGENT_TESTS)' -v ./app/ ./app/agenttest/ >$$log 2>&1 || status=$$?; \
-	grep -E '^ *--- |^(ok|FAIL|PASS|panic)|_test\.go:[0-9]+: ' $$log | grep -v ': screen:$$'; \
-	[ $$status = 0 ] || tail -150 $$log; rm -f $$log; exit $$status
+	grep -E '^ *--- |^(ok|FAIL|PASS|panic)|_test\.go:[0-9]+: |testing\.go:[0-9]+: ' $$log | grep -v ': screen:$$'; \
+	[ $$status = 0 ] || cat $$log; rm -f $$log; exit $$status
 
 ## screenshots: docs/screenshot-popup.png (the real popup under Xvfb) and
 ## docs/screenshot-settings.png (the settings panel, drawn by Fyne).

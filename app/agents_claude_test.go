@@ -87,7 +87,7 @@ func TestClaudeAskInPrintMode(t *testing.T) {
 	}
 	out := c.agentOutcome(t, "Bash", 10*time.Second)
 	if out == nil || out.Event != "approval.agent_denied" || out.ToolUseID != res[0].ID {
-		t.Fatalf("audit: %+v\n%q", out, c.auditEvents(t, "Bash"))
+		t.Fatalf("audit: %+v\n%s", out, c.auditDump(t))
 	}
 	c.checkTied(t, out)
 }
@@ -109,20 +109,33 @@ func TestClaudeAskInTerminal(t *testing.T) {
 				u.Dump("no prompt")
 				t.Fatalf("Claude Code's prompt did not show agate's reason\n%s", w.s.Dump())
 			}
-			u.Keys(c.key)
+			// A key typed while the prompt is still being drawn can be
+			// lost: type it again until the prompt is answered.
+			answered := func(screen string) bool {
+				if c.name == "no" {
+					return strings.Contains(screen, "What should Claude do instead?")
+				}
+				return !strings.Contains(screen, "Do you want to proceed?")
+			}
+			for try := 0; ; try++ {
+				u.Keys(c.key)
+				if u.Until(answered, 5*time.Second) {
+					break
+				}
+				if try == 3 {
+					u.Dump("not answered")
+					t.Fatalf("Claude Code's prompt did not take %q", c.key)
+				}
+			}
 			if c.name == "no" {
 				// "No" stops the turn and fires no event: the next prompt
 				// tells agate the call never ran.
-				if !u.WaitFor("What should Claude do instead?", 15*time.Second) && !u.Until(func(s string) bool { return !strings.Contains(s, "Do you want to proceed?") }, 15*time.Second) {
-					u.Dump("after No")
-					t.Fatal("the prompt did not close")
-				}
 				u.Type("never mind")
 			}
 			out := w.agentOutcome(t, "Bash", 30*time.Second)
 			u.Dump("after the answer")
 			if out == nil || out.Event != c.event {
-				t.Fatalf("audit: %+v\n%q", out, w.auditEvents(t, "Bash"))
+				t.Fatalf("audit: %+v\n%s", out, w.auditDump(t))
 			}
 			w.checkTied(t, out)
 			_, err := os.Stat(filepath.Join(w.h.Work, "scratch.txt"))

@@ -126,6 +126,17 @@ func (w *agentWorld) auditEvents(t *testing.T, tool string) []string {
 	return out
 }
 
+// auditDump describes the audit log, for a failing test.
+func (w *agentWorld) auditDump(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for _, r := range w.audit(t) {
+		b.WriteString(strings.Join([]string{r.Event, r.Agent, r.Tool, r.Subject, r.Decision, string(r.By), r.Layer, r.Reason, r.Note}, " | "))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // resultsText joins the tool results the agent sent the model.
 func resultsText(s *agenttest.Server) string {
 	var b strings.Builder

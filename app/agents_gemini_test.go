@@ -68,7 +68,7 @@ func TestGeminiHeadlessAskGoesToAgate(t *testing.T) {
 			t.Fatalf("the model was not told agate's reason; tool results: %q", res)
 		}
 		if ev := g.auditEvents(t, "run_shell_command"); len(ev) != 1 || ev[0] != "decision deny unattended" {
-			t.Fatalf("audit: %q", ev)
+			t.Fatalf("audit: %q\n%s\ntool results: %q", ev, g.auditDump(t), resultsText(g.s))
 		}
 	})
 	t.Run("a person at a terminal", func(t *testing.T) {
@@ -113,7 +113,7 @@ func TestGeminiHookFindsDaemonInCI(t *testing.T) {
 		t.Fatalf("the read did not run; tool results: %q", res)
 	}
 	if ev := g.auditEvents(t, "read_file"); len(ev) != 1 || ev[0] != "decision allow policy" {
-		t.Fatalf("audit: %q", ev)
+		t.Fatalf("audit: %q\n%s\ntool results: %q", ev, g.auditDump(t), resultsText(g.s))
 	}
 }
 
@@ -214,7 +214,7 @@ func TestGeminiOnePrompt(t *testing.T) {
 			t.Fatalf("the call did not run without a second prompt\n%s", g.s.Dump())
 		}
 		if ev := g.auditEvents(t, "run_shell_command"); len(ev) != 1 || ev[0] != "decision allow policy" {
-			t.Fatalf("audit: %q", ev)
+			t.Fatalf("audit: %q\n%s\ntool results: %q", ev, g.auditDump(t), resultsText(g.s))
 		}
 	})
 	t.Run("asked by agate", func(t *testing.T) {
@@ -226,7 +226,15 @@ func TestGeminiOnePrompt(t *testing.T) {
 			t.Fatalf("Gemini's dialog did not show agate's reason\n%s", g.s.Dump())
 		}
 		u.Dump("the dialog")
-		u.Keys("Enter") // "Allow once", the dialog's first choice
+		// "Allow once", the dialog's first choice; a key typed while the
+		// dialog is still being drawn can be lost, so type it again until
+		// the dialog is gone.
+		for try := 0; try < 4; try++ {
+			u.Keys("Enter")
+			if u.Until(func(s string) bool { return !strings.Contains(s, "Allow execution of") }, 5*time.Second) {
+				break
+			}
+		}
 		ok := waitResults(g.s, 1, 30*time.Second)
 		u.Dump("after the answer")
 		if !ok {
@@ -236,7 +244,7 @@ func TestGeminiOnePrompt(t *testing.T) {
 			t.Fatal("allowed in Gemini's dialog, yet the file is still there")
 		}
 		if ev := g.auditEvents(t, "run_shell_command"); len(ev) != 1 || ev[0] != "decision ask agent" {
-			t.Fatalf("audit: %q", ev)
+			t.Fatalf("audit: %q\n%s\ntool results: %q", ev, g.auditDump(t), resultsText(g.s))
 		}
 	})
 }

@@ -44,7 +44,14 @@ type Home struct {
 // NewHome makes a scratch home under a test temp folder.
 func NewHome(t testing.TB) *Home {
 	t.Helper()
-	root := t.TempDir()
+	// Not t.TempDir: an agent that is still shutting down when the test
+	// ends may write one more file, and a failed removal must not fail
+	// the test.
+	root, err := os.MkdirTemp("", "agt-home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { removeAll(t, root) })
 	h := &Home{
 		Root: root, Home: filepath.Join(root, "home"), Config: filepath.Join(root, "home", ".config"),
 		Cache: filepath.Join(root, "home", ".cache"), Data: filepath.Join(root, "home", ".local", "share"),
@@ -56,7 +63,7 @@ func NewHome(t testing.TB) *Home {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(rt) })
+	t.Cleanup(func() { removeAll(t, rt) })
 	h.Runtime = rt
 	for _, d := range []string{h.Home, h.Config, h.Cache, h.Data, h.State, h.Work, filepath.Join(root, "tmp")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -67,6 +74,19 @@ func NewHome(t testing.TB) *Home {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// removeAll removes dir, trying again for a few seconds while something
+// still writes into it; it only logs when it cannot.
+func removeAll(t testing.TB, dir string) {
+	var err error
+	for range 20 {
+		if err = os.RemoveAll(dir); err == nil {
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("agenttest: could not remove %s: %v", dir, err)
 }
 
 // Env is the environment of a program run in this home: PATH and the

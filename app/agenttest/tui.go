@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -39,7 +41,23 @@ func (h *Home) StartTUI(t testing.TB, c Cmd) *TUI {
 	}
 	// Keep the pane after the program exits, to read its last screen.
 	u.cmd("set-option", "-t", "agent", "remain-on-exit", "on").Run()
-	t.Cleanup(func() { u.cmd("kill-server").Run() })
+	pid := 0
+	if out, err := u.cmd("display-message", "-p", "-t", "agent", "#{pane_pid}").Output(); err == nil {
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() {
+		u.cmd("kill-server").Run()
+		// The program leads its pane's process group: end the group, and
+		// wait for the program to be gone before its home is removed.
+		if pid > 0 {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if syscall.Kill(pid, 0) != nil {
+					break
+				}
+			}
+		}
+	})
 	return u
 }
 
