@@ -134,7 +134,11 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 		} else {
 			fmt.Fprintln(e.Stdout, "Gemini CLI reads policies only from ~/.gemini/policies: with hooks in a project it still asks after agate allows (install them for your user to make agate the one prompt).")
 		}
-		fmt.Fprintln(e.Stdout, "Gemini CLI runs hooks only where they are enabled in its settings; check with /hooks panel.")
+		if off := HookStatus(agent, file).HooksOff; off != "" {
+			fmt.Fprintf(e.Stdout, "WARNING: Gemini CLI does not run agate's hooks from %s (%s): turn them back on (/hooks panel), or Gemini runs every call unasked.\n", file, off)
+		} else {
+			fmt.Fprintln(e.Stdout, "Gemini CLI runs hooks only where they are enabled in its settings; check with /hooks panel.")
+		}
 	case hook.Cursor:
 		fmt.Fprintln(e.Stdout, "Restart Cursor for the hooks to take effect.")
 	}
@@ -476,9 +480,13 @@ type HookFileStatus struct {
 	// GeminiPolicy is agate's Gemini CLI policy file beside the settings,
 	// "" when there is none (or the agent is not Gemini CLI).
 	GeminiPolicy string
+	// HooksOff says why the agent would not run agate's hooks from this
+	// file even though they are there ("" when nothing turns them off).
+	HooksOff string
 }
 
-// Installed reports whether every hook agate installs is there.
+// Installed reports whether every hook agate installs is there (whether
+// or not the agent has them switched off: see HooksOff).
 func (s *HookFileStatus) Installed() bool {
 	return s.Err == nil && len(s.Entries) > 0 && len(s.Missing) == 0
 }
@@ -510,6 +518,7 @@ func HookStatus(agent, settingsPath string) HookFileStatus {
 	}
 	st.Missing = hook.Missing(agent, entries)
 	if agent == hook.Gemini {
+		st.HooksOff = hook.GeminiHooksOff(data)
 		p := hook.GeminiPolicyPath(settingsPath)
 		if data, err := os.ReadFile(p); err == nil && hook.IsGeminiPolicy(data) {
 			st.GeminiPolicy = p
@@ -572,6 +581,10 @@ func hooksStatus(e *Env, project string) error {
 func printHookFileStatus(w io.Writer, scope string, st HookFileStatus) {
 	defer func() {
 		switch {
+		case st.HooksOff != "" && st.GeminiPolicy != "":
+			fmt.Fprintf(w, "           WARNING: Gemini CLI does not run agate's hooks (%s), and agate's policy %s lets every call run unasked: turn the hooks back on, or `agate hooks uninstall gemini`\n", st.HooksOff, st.GeminiPolicy)
+		case st.HooksOff != "":
+			fmt.Fprintf(w, "           Gemini CLI does not run agate's hooks (%s)\n", st.HooksOff)
 		case st.GeminiPolicy != "" && st.Installed():
 			fmt.Fprintf(w, "           policy %s: Gemini CLI leaves each call to agate's hook, one prompt per call\n", st.GeminiPolicy)
 		case st.GeminiPolicy != "":

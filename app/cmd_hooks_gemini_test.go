@@ -93,6 +93,29 @@ func TestHooksGeminiPolicyAlone(t *testing.T) {
 	}
 }
 
+// TestHooksGeminiHooksOff: hooks switched off in Gemini's settings, or
+// agate's turned off by name, with agate's policy there, is a warning:
+// Gemini would run every call unasked.
+func TestHooksGeminiHooksOff(t *testing.T) {
+	for _, off := range []string{`{"hooksConfig": {"enabled": false}}`, `{"hooksConfig": {"disabled": ["other", "agate"]}}`} {
+		w := newHooksWorld(t)
+		file := filepath.Join(w.home, ".gemini", "settings.json")
+		mustWrite(t, file, off+"\n")
+		if code, out, errOut := runHooks(t, "install", "gemini", "--bin", w.bin); code != 0 {
+			t.Fatalf("install: %d %s %s", code, out, errOut)
+		}
+		if st := HookStatus("gemini", file); st.HooksOff == "" || st.GeminiPolicy == "" {
+			t.Errorf("%s: status %+v", off, st)
+		}
+		if _, out, _ := runHooks(t, "status"); !strings.Contains(out, "WARNING: Gemini CLI does not run agate's hooks") {
+			t.Errorf("%s: status: %s", off, out)
+		}
+	}
+	if off := hook.GeminiHooksOff([]byte(`{"hooksConfig": {"enabled": true, "disabled": ["agatex"]}}`)); off != "" {
+		t.Errorf("hooks on: %q", off)
+	}
+}
+
 // TestHooksGeminiProject: hooks in a project do not get the policy:
 // Gemini CLI 0.61 reads policies only from the user's folder, and one
 // there would let every project's calls run unasked.

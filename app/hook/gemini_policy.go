@@ -54,3 +54,35 @@ interactive = true
 func IsGeminiPolicy(data []byte) bool {
 	return bytes.HasPrefix(data, []byte(geminiPolicyMark+"\n"))
 }
+
+// GeminiHooksOff says why Gemini CLI would not run agate's hooks from a
+// settings file, or "" when nothing there turns them off: hooks switched
+// off (hooksConfig.enabled = false), or agate's turned off by name
+// (hooksConfig.disabled holds "agate", as Gemini's /hooks panel writes).
+// With agate's policy installed, Gemini then runs every call unasked.
+func GeminiHooksOff(settings []byte) string {
+	s, err := parseSettings(settings)
+	if err != nil {
+		return ""
+	}
+	raw, ok := s.root.get("hooksConfig")
+	if !ok {
+		return ""
+	}
+	hc, err := parseObject(raw)
+	if err != nil {
+		return ""
+	}
+	if en, ok := hc.get("enabled"); ok && string(bytes.TrimSpace(en)) == "false" {
+		return "hooksConfig.enabled is false"
+	}
+	if d, ok := hc.get("disabled"); ok {
+		list, _ := asList(d)
+		for _, item := range list {
+			if string(bytes.TrimSpace(item)) == `"agate"` {
+				return `hooksConfig.disabled lists "agate"`
+			}
+		}
+	}
+	return ""
+}
