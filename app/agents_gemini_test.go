@@ -291,3 +291,22 @@ func TestGeminiTrustedMCPAsk(t *testing.T) {
 		})
 	}
 }
+
+// TestGeminiHooksOffByName: what `agate hooks status` warns of is real:
+// with "agate" in hooksConfig.disabled (as Gemini's /hooks panel writes),
+// Gemini CLI runs no agate hook at all, and agate decides nothing.
+func TestGeminiHooksOffByName(t *testing.T) {
+	g := newGeminiWorld(t, map[string]any{"hooksConfig": map[string]any{"disabled": []string{"agate"}}},
+		agenttest.Call("run_shell_command", map[string]any{"command": "rm -f scratch.txt"}), agenttest.Say("done"))
+	agenttest.WriteFile(t, filepath.Join(g.h.Work, "scratch.txt"), []byte("x\n"))
+	r := g.run(t, nil, "-p", "clean up", "--yolo")
+	if r.Code != 0 {
+		t.Fatalf("gemini: %s", r)
+	}
+	if ev := g.auditEvents(t, "run_shell_command"); len(ev) != 0 {
+		t.Fatalf("agate's hook ran: %q", ev)
+	}
+	if _, err := os.Stat(filepath.Join(g.h.Work, "scratch.txt")); err == nil {
+		t.Fatal("the command did not run: were the hooks off?")
+	}
+}
