@@ -71,6 +71,18 @@ func TestGeminiHeadlessAskGoesToAgate(t *testing.T) {
 			t.Fatalf("audit: %q\n%s\ntool results: %q", ev, g.auditDump(t), resultsText(g.s))
 		}
 	})
+	t.Run("a secret read, without yolo", func(t *testing.T) {
+		g := newGeminiWorld(t, nil, agenttest.Call("read_file", map[string]any{"file_path": "deploy.pem"}), agenttest.Say("finished"))
+		agenttest.WriteFile(t, filepath.Join(g.h.Work, "deploy.pem"), []byte("s3cr3t-value\n"))
+		r := g.run(t, nil, "-p", "read the key")
+		if r.Code != 0 {
+			t.Fatalf("gemini: %s", r)
+		}
+		res := resultsText(g.s)
+		if strings.Contains(res, "s3cr3t-value") || !strings.Contains(res, "agate: ") {
+			t.Fatalf("the secret was read, or the model was not told agate's reason: %q", res)
+		}
+	})
 	t.Run("a person at a terminal", func(t *testing.T) {
 		for _, answer := range []policy.Verdict{policy.Allow, policy.Deny} {
 			t.Run(answer.String(), func(t *testing.T) {
