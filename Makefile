@@ -8,7 +8,7 @@ LDFLAGS  := -s -w -X github.com/agatehq/agate/app.Version=$(VERSION)
 GOFLAGS  += -buildvcs=false
 export GOFLAGS
 
-.PHONY: all build cli desktop run test test-go test-keychain test-ui test-soak vet bench fuzz deps clean screenshots package install
+.PHONY: all build cli desktop run test test-go test-keychain test-ui test-soak test-agents vet bench fuzz deps clean screenshots package install
 
 all: build
 
@@ -42,8 +42,9 @@ vet:
 	$(GO) run $(STATICCHECK) ./...
 
 ## test: vet, every test with -race, the keychain tests under a real
-## Secret Service, the UI tests under Xvfb.
-test: deps vet test-go test-keychain test-ui test-soak
+## Secret Service, the UI tests under Xvfb, the daemon under hostile
+## clients, the real agents' tests.
+test: deps vet test-go test-keychain test-ui test-soak test-agents
 
 test-go:
 	$(GO) test -race -timeout 20m ./...
@@ -68,6 +69,21 @@ test-ui: build
 	$(GO) test -count=1 -timeout 5m ./ui/
 	AGATE_E2E_BIN=$(CURDIR)/$(BIN) ./ui/testdata/with-desktop.sh \
 	  $(GO) test -count=1 -timeout 5m -run '^TestDesktopEndToEnd$$' -v ./ui/
+
+## test-agents: the real agent programs (Claude Code, Gemini CLI, Codex,
+## at the versions app/agenttest pins, installed from the npm registry
+## into the user cache when missing) against a fake model server, with
+## agate's hooks installed by agate, a real daemon and the real
+## agate-hook. Skipped, with the reason, where npm or the registry cannot
+## be reached.
+AGENT_TESTS := ^Test(Gemini|Claude|Codex|AgateHook)
+test-agents: cli
+	@./.ci/deps.sh agents
+	@log=$$(mktemp); status=0; \
+	AGATE_AGENT_TESTS=1 AGATE_E2E_BIN=$(CURDIR)/$(BIN) CGO_ENABLED=0 \
+	  $(GO) test -tags nogui -count=1 -timeout 30m -run '$(AGENT_TESTS)' -v ./app/ ./app/agenttest/ >$$log 2>&1 || status=$$?; \
+	grep -E '^ *--- |^(ok|FAIL|PASS|panic)|_test\.go:[0-9]+: |testing\.go:[0-9]+: ' $$log | grep -v ': screen:$$'; \
+	[ $$status = 0 ] || cat $$log; rm -f $$log; exit $$status
 
 ## screenshots: docs/screenshot-popup.png (the real popup under Xvfb) and
 ## docs/screenshot-settings.png (the settings panel, drawn by Fyne).

@@ -5,6 +5,7 @@
 #   test     Xvfb, D-Bus, gnome-keyring (a real Secret Service), bubblewrap
 #   desktop  a notification daemon, xdotool and imagemagick for the
 #            end-to-end desktop test and screenshots
+#   agents   tmux, the terminal the agents' interactive UIs run in
 # Nothing is installed when everything is present; apt-get runs only for
 # what is absent.
 set -euo pipefail
@@ -17,6 +18,7 @@ for set in "$@"; do
     test) want+=(ca-certificates xvfb xauth libgl1-mesa-dri dbus dbus-x11 gnome-keyring bubblewrap
                  uidmap util-linux procps) ;;
     desktop) want+=(xdotool imagemagick dunst libnotify-bin libglib2.0-bin x11-utils) ;;
+    agents) want+=(tmux) ;;
     *) echo "deps.sh: unknown set $set" >&2; exit 2 ;;
   esac
 done

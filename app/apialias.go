@@ -33,6 +33,10 @@ type (
 	APIError = api.APIError
 	// Paths is api.Paths.
 	Paths = api.Paths
+	// OutcomeRequest is api.OutcomeRequest.
+	OutcomeRequest = api.OutcomeRequest
+	// OutcomeResult is api.OutcomeResult.
+	OutcomeResult = api.OutcomeResult
 )
 
 const (

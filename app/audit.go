@@ -25,7 +25,7 @@ import (
 type AuditRecord struct {
 	Seq        uint64    `json:"seq"`
 	Time       time.Time `json:"time"`
-	Event      string    `json:"event"` // "decision", "approval.requested", "approval.granted", "approval.denied", "approval.expired", "config"
+	Event      string    `json:"event"` // "decision", "approval.requested", "approval.granted", "approval.denied", "approval.expired", "approval.agent_allowed", "approval.agent_denied", "config"
 	Agent      string    `json:"agent,omitempty"`
 	Session    string    `json:"session,omitempty"`
 	Run        string    `json:"run,omitempty"`
@@ -45,6 +45,10 @@ type AuditRecord struct {
 	Scope      Scope     `json:"scope,omitempty"`
 	Note       string    `json:"note,omitempty"`
 	Tainted    bool      `json:"tainted,omitempty"`
+	// ToolUseID is the agent's id for the call, when it has one.
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	// Of is the seq of the decision an approval.agent_* event settles.
+	Of uint64 `json:"of,omitempty"`
 	// Prev is the SHA-256 of the previous line, as hex: the chain that
 	// `agate log --verify` checks. The first line ever has Prev "".
 	Prev string `json:"prev"`

@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
+	"flag"
+	"io"
 	"os"
 	"strings"
 
@@ -26,6 +29,11 @@ func cmdHook(ctx context.Context, e *Env, args []string) error {
 	cf.add(fs)
 	agentTimeout := fs.Duration("agent-timeout", 0, "how long the agent lets the hook run; the hook answers before (default: from [approvals] timeout)")
 	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		// Never exit 0 without an answer: an agent reads that as "no
+		// opinion" (Gemini CLI as an allow).
+		return &exitError{code: exitUsage, err: errSilent}
+	}
 	if err != nil {
 		return err // exit 2: the call is blocked
 	}
@@ -33,7 +41,13 @@ func cmdHook(ctx context.Context, e *Env, args []string) error {
 		fs.Usage()
 		return usagef("want one agent: %s", strings.Join(hook.Agents(), ", "))
 	}
-	code := hookcmd.Run(ctx, hookcmd.Options{
+	run := hookcmd.Run
+	if e.Stdin == io.Reader(os.Stdin) {
+		// The hook is this whole process: it ends in 0 or 2 whatever
+		// happens, signals included (see hookcmd.Main).
+		run = hookcmd.Main
+	}
+	code := run(ctx, hookcmd.Options{
 		Agent: pos[0], Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr, Getenv: os.Getenv,
 		Config: cf.config, Socket: cf.socket, AgentTimeout: *agentTimeout,
 	})

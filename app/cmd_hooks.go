@@ -79,7 +79,12 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 				fmt.Fprintf(e.Stdout, "no agate hooks for %s in %s\n", agent, file)
 				return nil
 			}
-			fmt.Fprintf(e.Stdout, "removed agate's %s hooks from %s (backup: %s)\n", agent, file, edit.Backup)
+			if edit.Backup != "" {
+				fmt.Fprintf(e.Stdout, "removed agate's %s hooks from %s (backup: %s)\n", agent, file, edit.Backup)
+			}
+			if edit.Policy != "" {
+				fmt.Fprintf(e.Stdout, "removed agate's Gemini CLI policy %s: Gemini asks on its own again\n", edit.Policy)
+			}
 			return nil
 		}
 		return hooksInstall(e, cf, agent, file, *bin)
@@ -109,7 +114,8 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 	} else if !filepath.IsAbs(bin) {
 		return usagef("--bin %s is not an absolute path", bin)
 	}
-	edit, err := InstallHooks(agent, file, bin, HookTimeout(cfg.ApprovalTimeout()))
+	edit, err := InstallHooksWith(agent, file, bin, HookTimeout(cfg.ApprovalTimeout()),
+		HookInstallOptions{Socket: paths.Socket, Config: paths.Config, User: isUserHookSettings(agent, file)})
 	if err != nil {
 		return err
 	}
@@ -123,7 +129,16 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 	}
 	switch agent {
 	case hook.Gemini:
-		fmt.Fprintln(e.Stdout, "Gemini CLI runs hooks only where they are enabled in its settings; check with /hooks panel.")
+		if edit.Policy != "" {
+			fmt.Fprintf(e.Stdout, "Gemini CLI leaves each tool call to agate and does not ask again (policy %s).\n", edit.Policy)
+		} else {
+			fmt.Fprintln(e.Stdout, "Gemini CLI reads policies only from ~/.gemini/policies: with hooks in a project it still asks after agate allows (install them for your user to make agate the one prompt).")
+		}
+		if off := HookStatus(agent, file).HooksOff; off != "" {
+			fmt.Fprintf(e.Stdout, "WARNING: Gemini CLI does not run agate's hooks from %s (%s): turn them back on (/hooks panel), or Gemini runs every call unasked.\n", file, off)
+		} else {
+			fmt.Fprintln(e.Stdout, "Gemini CLI runs hooks only where they are enabled in its settings; check with /hooks panel.")
+		}
 	case hook.Cursor:
 		fmt.Fprintln(e.Stdout, "Restart Cursor for the hooks to take effect.")
 	}
@@ -208,6 +223,29 @@ type HookEdit struct {
 	File    string // the settings file
 	Changed bool   // false: it already said so, and was not written
 	Backup  string // the copy of the file as it was, "" when there was no file
+	// Policy is agate's Gemini CLI policy file, written by install or
+	// removed by uninstall ("" when there is none).
+	Policy string
+}
+
+// HookInstallOptions are what InstallHooksWith writes beyond the hooks
+// themselves.
+type HookInstallOptions struct {
+	// Socket and Config are the daemon's socket and agate's config,
+	// written into the command of the agents that run hooks with an
+	// environment of their own (Gemini CLI: it strips XDG_RUNTIME_DIR and
+	// AGATE_* in CI), so the hook finds the daemon without them.
+	Socket, Config string
+	// User says the settings file is the user's (not a project's): for
+	// Gemini CLI, agate's policy is installed beside it, which Gemini
+	// reads only there.
+	User bool
+}
+
+// isUserHookSettings reports whether file is agent's user settings file.
+func isUserHookSettings(agent, file string) bool {
+	user, err := HookSettingsPath(agent, "")
+	return err == nil && filepath.Clean(user) == filepath.Clean(file)
 }
 
 // InstallHooks writes agate's hooks for agent into the settings file, to
@@ -219,14 +257,85 @@ type HookEdit struct {
 // copied to FILE.agate-backup-YYYYMMDD-HHMMSS first, then replaced
 // atomically with its mode kept. A file that is not valid JSON is an
 // error naming it and the position, and is left untouched.
+//
+// For Gemini CLI the command also names the daemon's socket and the config
+// as this process finds them, and in the user's settings agate's Gemini
+// policy is installed too (see InstallHooksWith).
 func InstallHooks(agent, settingsPath, bin string, timeout time.Duration) (HookEdit, error) {
-	cmd, err := hook.CommandWithTimeout(bin, agent, timeout)
+	o := HookInstallOptions{User: isUserHookSettings(agent, settingsPath)}
+	if p, err := resolvePaths("", ""); err == nil {
+		o.Socket, o.Config = p.Socket, p.Config
+	}
+	return InstallHooksWith(agent, settingsPath, bin, timeout, o)
+}
+
+// InstallHooksWith is InstallHooks with the socket and config paths given.
+// For Gemini CLI it writes them into the hook's command (--socket,
+// --config), and, in the user's settings, writes agate's policy
+// (hook.GeminiPolicy) to ~/.gemini/policies/agate.toml, so Gemini does not
+// ask again about a call agate has decided. The policy is written after
+// the hooks, and only when they are in place.
+func InstallHooksWith(agent, settingsPath, bin string, timeout time.Duration, o HookInstallOptions) (HookEdit, error) {
+	co := hook.CommandOptions{AgentTimeout: timeout}
+	if agent == hook.Gemini {
+		co.Socket, co.Config = o.Socket, o.Config
+	}
+	cmd, err := hook.CommandWith(bin, agent, co)
 	if err != nil {
 		return HookEdit{File: settingsPath}, err
 	}
-	return editHookSettings(settingsPath, func(data []byte) ([]byte, bool, error) {
+	edit, err := editHookSettings(settingsPath, func(data []byte) ([]byte, bool, error) {
 		return hook.Install(agent, data, cmd, timeout)
 	})
+	if err != nil || agent != hook.Gemini || !o.User {
+		return edit, err
+	}
+	policy := hook.GeminiPolicyPath(settingsPath)
+	if err := writeGeminiPolicy(policy); err != nil {
+		return edit, err
+	}
+	edit.Policy = policy
+	return edit, nil
+}
+
+// writeGeminiPolicy writes agate's Gemini policy file, unless a file of
+// the person's own is in its place.
+func writeGeminiPolicy(path string) error {
+	want := hook.GeminiPolicy()
+	old, err := os.ReadFile(path)
+	switch {
+	case err == nil && bytes.Equal(old, want):
+		return nil
+	case err == nil && !hook.IsGeminiPolicy(old):
+		return fmt.Errorf("%s is not agate's: not replacing it (move it, then install again)", path)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("policy folder: %w", err)
+	}
+	return WriteFileAtomic(path, want, 0o644)
+}
+
+// removeGeminiPolicy removes agate's Gemini policy file beside a settings
+// file; it reports whether there was one. A file there that agate did not
+// write stays.
+func removeGeminiPolicy(settingsPath string) (string, error) {
+	path := hook.GeminiPolicyPath(settingsPath)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if !hook.IsGeminiPolicy(data) {
+		return "", nil
+	}
+	if err := os.Remove(path); err != nil {
+		return "", fmt.Errorf("remove %s: %w", path, err)
+	}
+	return path, nil
 }
 
 // UninstallHooks removes agate's hooks for agent from the settings file
@@ -234,13 +343,24 @@ func InstallHooks(agent, settingsPath, bin string, timeout time.Duration) (HookE
 // AGENT", by any path), and the matcher groups and events they leave
 // empty; the rest stays. It backs the file up first, like InstallHooks. A
 // missing file is no change.
+//
+// For Gemini CLI it also removes agate's policy file beside the settings
+// (policies/agate.toml), and only that: the hooks go first, so Gemini is
+// never left with the policy and no hook.
 func UninstallHooks(agent, settingsPath string) (HookEdit, error) {
-	return editHookSettings(settingsPath, func(data []byte) ([]byte, bool, error) {
+	edit, err := editHookSettings(settingsPath, func(data []byte) ([]byte, bool, error) {
 		if data == nil {
 			return nil, false, nil
 		}
 		return hook.Uninstall(agent, data)
 	})
+	if err != nil || agent != hook.Gemini {
+		return edit, err
+	}
+	if edit.Policy, err = removeGeminiPolicy(settingsPath); edit.Policy != "" {
+		edit.Changed = true
+	}
+	return edit, err
 }
 
 // editHookSettings applies edit to a settings file. A symlinked file is
@@ -357,9 +477,16 @@ type HookFileStatus struct {
 	Err     error       // the file could not be read, or is not valid JSON
 	Entries []HookEntry // agate's hooks in the file, in its order
 	Missing []hook.Hook // hooks `agate hooks install` writes that are not there
+	// GeminiPolicy is agate's Gemini CLI policy file beside the settings,
+	// "" when there is none (or the agent is not Gemini CLI).
+	GeminiPolicy string
+	// HooksOff says why the agent would not run agate's hooks from this
+	// file even though they are there ("" when nothing turns them off).
+	HooksOff string
 }
 
-// Installed reports whether every hook agate installs is there.
+// Installed reports whether every hook agate installs is there (whether
+// or not the agent has them switched off: see HooksOff).
 func (s *HookFileStatus) Installed() bool {
 	return s.Err == nil && len(s.Entries) > 0 && len(s.Missing) == 0
 }
@@ -390,6 +517,13 @@ func HookStatus(agent, settingsPath string) HookFileStatus {
 		st.Entries = append(st.Entries, HookEntry{Entry: e, BinProblem: hookBinProblem(e.Bin)})
 	}
 	st.Missing = hook.Missing(agent, entries)
+	if agent == hook.Gemini {
+		st.HooksOff = hook.GeminiHooksOff(data)
+		p := hook.GeminiPolicyPath(settingsPath)
+		if data, err := os.ReadFile(p); err == nil && hook.IsGeminiPolicy(data) {
+			st.GeminiPolicy = p
+		}
+	}
 	return st
 }
 
@@ -445,6 +579,20 @@ func hooksStatus(e *Env, project string) error {
 }
 
 func printHookFileStatus(w io.Writer, scope string, st HookFileStatus) {
+	defer func() {
+		switch {
+		case st.HooksOff != "" && st.GeminiPolicy != "":
+			fmt.Fprintf(w, "           WARNING: Gemini CLI does not run agate's hooks (%s), and agate's policy %s lets every call run unasked: turn the hooks back on, or `agate hooks uninstall gemini`\n", st.HooksOff, st.GeminiPolicy)
+		case st.HooksOff != "":
+			fmt.Fprintf(w, "           Gemini CLI does not run agate's hooks (%s)\n", st.HooksOff)
+		case st.GeminiPolicy != "" && st.Installed():
+			fmt.Fprintf(w, "           policy %s: Gemini CLI leaves each call to agate's hook, one prompt per call\n", st.GeminiPolicy)
+		case st.GeminiPolicy != "":
+			fmt.Fprintf(w, "           policy %s: WARNING: Gemini CLI runs calls without asking, and agate's hooks are not all there: run `agate hooks install gemini` (or uninstall)\n", st.GeminiPolicy)
+		case st.Agent == hook.Gemini && st.Installed() && scope == "user":
+			fmt.Fprintln(w, "           no agate policy: Gemini CLI asks again after agate allows a call (`agate hooks install gemini` adds it)")
+		}
+	}()
 	switch {
 	case st.Err != nil:
 		fmt.Fprintf(w, "  %-8s %s: cannot read it: %v\n", scope, st.File, st.Err)

@@ -43,6 +43,7 @@ type Daemon struct {
 
 	secretsState secretState
 	prober       sandbox.Prober
+	outcomes     outcomeBook // asks handed to agents' prompts, until they say what became of them
 
 	mu       sync.Mutex // guards listener
 	listener io.Closer
@@ -329,6 +330,7 @@ func (d *Daemon) Decide(ctx context.Context, r *DecideRequest) (*DecideResponse,
 	if err := d.audit.Append(ctx, rec); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
+	d.expectOutcome(r, rec, resp)
 	d.counts.add(resp)
 	d.hub.publish(Event{Type: "decision", Time: now, Decision: resp, Agent: r.Agent, Tool: r.Tool, Subject: subject, Pending: d.broker.count()})
 	return resp, nil
@@ -638,7 +640,7 @@ func (d *Daemon) record(event string, r *DecideRequest, run string, dec policy.D
 	rec := &AuditRecord{
 		Event: event, Agent: r.Agent, Session: r.Session, Run: run, Tool: r.Tool, Category: dec.Category,
 		Risks: dec.Risks.List(), Subject: truncate(subject, maxSubject), Cwd: r.Cwd, Decision: dec.Verdict.String(),
-		Layer: string(dec.Layer), Reason: dec.Reason, Tainted: dec.Tainted,
+		Layer: string(dec.Layer), Reason: dec.Reason, Tainted: dec.Tainted, ToolUseID: r.ToolUseID,
 	}
 	if dec.Rule != nil {
 		rec.Rule, rec.Source = dec.Rule.Text, dec.Rule.Source

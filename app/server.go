@@ -40,6 +40,7 @@ var routes = []route{
 	{"POST " + apiPrefix + "/grants/revoke", (*Daemon).handleRevoke},
 	{"GET " + apiPrefix + "/sessions", (*Daemon).handleSessions},
 	{"POST " + apiPrefix + "/reload", (*Daemon).handleReload},
+	{"POST " + apiPrefix + "/outcome", (*Daemon).handleOutcome},
 }
 
 // Handler returns the API's HTTP handler.

@@ -206,3 +206,13 @@ type SessionInfo struct {
 	RunGrants []string  `json:"run_grants,omitempty"`
 	LastSeen  time.Time `json:"last_seen"`
 }
+
+// Outcome tells the daemon what became of a call whose ask was handed to
+// the agent's own prompt.
+func (c *Client) Outcome(ctx context.Context, o *OutcomeRequest) (*OutcomeResult, error) {
+	var out OutcomeResult
+	if err := c.do(ctx, "POST", "/outcome", o, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

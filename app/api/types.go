@@ -35,6 +35,10 @@ type DecideRequest struct {
 	// the project's code loses its free pass unless agate's prompt is
 	// there.
 	Headless bool `json:"headless,omitempty"`
+	// ToolUseID is the agent's id for this call (Claude Code's
+	// tool_use_id), when it has one: what the agent later says became of
+	// the call (POST /v1/outcome) is tied to the decision by it.
+	ToolUseID string `json:"tool_use_id,omitempty"`
 }
 
 // Answerer says who or what settled a decision.
@@ -248,4 +252,34 @@ type Status struct {
 	Sandbox      any              `json:"sandbox,omitempty"`
 	Started      time.Time        `json:"started"`
 	AuditLog     string           `json:"audit_log"`
+}
+
+// The outcomes an agent reports for a call whose ask agate handed to the
+// agent's own prompt (OutcomeRequest.Outcome).
+const (
+	OutcomeRan    = "ran"    // the call ran: the person allowed it in the agent's prompt
+	OutcomeDenied = "denied" // the agent says the call was denied
+	OutcomeEnded  = "ended"  // the turn or session ended: calls of it still waiting did not run
+)
+
+// OutcomeRequest tells the daemon what became of a call after agate
+// handed its ask to the agent's own prompt (POST /v1/outcome): it ran
+// (Claude Code's PostToolUse, PostToolUseFailure), it was denied
+// (PermissionDenied), or the turn ended without it running (Stop, the
+// next prompt, the end of the session). The daemon records the person's
+// answer in the audit log, tied to the decision that asked.
+type OutcomeRequest struct {
+	Agent     string         `json:"agent"`
+	Session   string         `json:"session"`
+	ToolUseID string         `json:"tool_use_id,omitempty"` // the call, when the agent names it
+	Tool      string         `json:"tool,omitempty"`        // else the tool and its arguments name it
+	Args      map[string]any `json:"args,omitempty"`
+	Outcome   string         `json:"outcome"`          // OutcomeRan, OutcomeDenied or OutcomeEnded
+	Event     string         `json:"event,omitempty"`  // the agent's event that says so ("PostToolUse")
+	Reason    string         `json:"reason,omitempty"` // the agent's reason, if it gives one
+}
+
+// OutcomeResult says which decisions an outcome settled.
+type OutcomeResult struct {
+	Settled int `json:"settled"` // how many calls it settled (0: none was waiting)
 }

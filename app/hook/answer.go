@@ -56,6 +56,10 @@ func (a Answer) normalized(ev *Event) Answer {
 			a.Decision = Deny
 			a.Reason = first(a.Reason, "needs approval") + "; " + ev.Agent +
 				" runs in a mode where nobody is asked, so agate blocked it (approve it in agate, or add a rule)"
+		case !ev.AgentPrompt && ev.NoPrompt != "":
+			a.Decision = Deny
+			a.Reason = first(a.Reason, "needs approval") + "; " + ev.NoPrompt +
+				", so agate blocked it (approve it in agate, or add a rule)"
 		case !ev.AgentPrompt:
 			a.Decision = Deny
 			a.Reason = first(a.Reason, "needs approval") + "; " + ev.Agent + " cannot ask about " + ev.Name +

@@ -16,7 +16,17 @@ type claudeInput struct {
 	HookEventName  string          `json:"hook_event_name"`
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	Reason         string          `json:"reason"` // PermissionDenied's
 }
+
+// The outcomes the Claude Code adapter reports (api.OutcomeRan, ...;
+// package hook does not import package api).
+const (
+	outcomeRan    = "ran"
+	outcomeDenied = "denied"
+	outcomeEnded  = "ended"
+)
 
 // claudeOutsideTools are the Claude Code tools whose results come from
 // outside the machine; every mcp__ tool does too.
@@ -64,12 +74,28 @@ func parseClaude(data []byte, getenv func(string) string) (*Event, error) {
 			return nil, err
 		}
 		ev.Kind, ev.Tool, ev.Args, ev.Input = KindCall, in.ToolName, args, objectOrEmpty(in.ToolInput)
-	case "PostToolUse":
-		if claudeOutside(in.ToolName) {
-			ev.Kind, ev.Tool = KindTaint, in.ToolName
+		ev.ToolUseID = in.ToolUseID
+	case "PostToolUse", "PostToolUseFailure", "PermissionDenied":
+		// What became of a call: it ran (a failure ran too), or the agent
+		// denied it. Every tool's, for the calls whose ask went to Claude
+		// Code's prompt; a tool that brings outside content in also taints
+		// the run.
+		ev.Kind, ev.Tool, ev.ToolUseID, ev.Outcome = KindOutcome, in.ToolName, in.ToolUseID, outcomeRan
+		if in.HookEventName == "PermissionDenied" {
+			ev.Outcome, ev.OutcomeReason = outcomeDenied, in.Reason
+		} else if claudeOutside(in.ToolName) {
+			ev.Kind = KindTaint
 		}
+		if args, err := decodeArgs(in.ToolInput); err == nil {
+			ev.Args = args
+		}
+	case "Stop", "SessionEnd":
+		// The turn or the session is over: a call still waiting in Claude
+		// Code's prompt did not run. (A person's "no" there, or Esc, fires
+		// no event of its own.)
+		ev.Kind, ev.Outcome = KindOutcome, outcomeEnded
 	case "UserPromptSubmit":
-		ev.Kind = KindNewRun
+		ev.Kind, ev.Outcome = KindNewRun, outcomeEnded
 	}
 	return ev, nil
 }

@@ -32,9 +32,14 @@ const (
 	KindTaint
 	// KindNewRun says the person sent a new prompt: a new run begins.
 	KindNewRun
+	// KindOutcome says what became of a call (Event.Outcome): it ran, it
+	// was denied, or the turn ended. The caller tells the daemon, which
+	// records the person's answer for a call whose ask went to the
+	// agent's own prompt; it never blocks anything.
+	KindOutcome
 )
 
-// String returns "other", "call", "taint" or "new-run".
+// String returns "other", "call", "taint", "new-run" or "outcome".
 func (k Kind) String() string {
 	switch k {
 	case KindCall:
@@ -43,6 +48,8 @@ func (k Kind) String() string {
 		return "taint"
 	case KindNewRun:
 		return "new-run"
+	case KindOutcome:
+		return "outcome"
 	}
 	return "other"
 }
@@ -81,6 +88,28 @@ type Event struct {
 	// (Claude Code's -p and SDK runs): an ask goes to agate's own prompt,
 	// or is denied.
 	Headless bool
+	// ToolUseID is the agent's id for the call (Claude Code's
+	// tool_use_id), "" when it has none.
+	ToolUseID string
+	// Outcome, for an event that says what became of a call or a turn
+	// (any kind), is api.OutcomeRan, api.OutcomeDenied or
+	// api.OutcomeEnded; OutcomeReason is the agent's reason, if any.
+	Outcome, OutcomeReason string
+
+	// NoPrompt says why the agent's own prompt cannot be relied on for
+	// this call, when AgentPrompt is false for a reason beyond the event
+	// ("gemini runs headless"); see NoAgentPrompt.
+	NoPrompt string
+}
+
+// NoAgentPrompt marks a call as one the agent's own prompt must not be
+// handed: the daemon asks the person itself (the tray, a terminal
+// approver) or denies. why says so, for the reason a deny gives.
+func (ev *Event) NoAgentPrompt(why string) {
+	ev.AgentPrompt = false
+	if ev.NoPrompt == "" {
+		ev.NoPrompt = why
+	}
 }
 
 // CanAsk reports whether the call can be handed to the agent's own

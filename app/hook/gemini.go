@@ -78,7 +78,11 @@ func parseGemini(data []byte, getenv func(string) string) (*Event, error) {
 			return nil, err
 		}
 		ev.Kind, ev.Args = KindCall, args
-		ev.Tool, _ = geminiTool(&in)
+		var isMCP bool
+		ev.Tool, isMCP = geminiTool(&in)
+		if why := geminiUnconfirmed(in.ToolName, isMCP); why != "" {
+			ev.NoAgentPrompt(why)
+		}
 	case "AfterTool":
 		tool, isMCP := geminiTool(&in)
 		if isMCP || geminiOutsideTools[in.ToolName] || strings.HasPrefix(in.ToolName, "mcp_") {
@@ -88,6 +92,23 @@ func parseGemini(data []byte, getenv func(string) string) (*Event, error) {
 		ev.Kind = KindNewRun
 	}
 	return ev, nil
+}
+
+// geminiUnconfirmed says why Gemini CLI may run a call without showing
+// its dialog even when a hook answers "ask", or "" when it shows it.
+// Gemini forces its dialog for an ask, but a tool can still decline to
+// confirm (Gemini CLI 0.61, packages/core/src/tools): an MCP tool of a
+// server with `trust: true`, or one the person allowed "always" earlier in
+// the session (an in-memory allowlist the hook cannot see); a built-in
+// skill's activate_skill.
+func geminiUnconfirmed(tool string, isMCP bool) string {
+	switch {
+	case isMCP || strings.HasPrefix(tool, "mcp_"):
+		return "gemini may run an MCP tool without asking (its server is trusted, or was allowed for the session)"
+	case tool == "activate_skill":
+		return "gemini activates a built-in skill without asking"
+	}
+	return ""
 }
 
 // geminiOutput is Gemini CLI's BeforeTool answer. reason goes to the model

@@ -62,7 +62,7 @@ const claudeSettings = `{
 }
 `
 
-// TestInstallClaude: agate's three hooks are added; everything else stays
+// TestInstallClaude: agate's hooks are added; everything else stays
 // as it was, in its order.
 func TestHookInstallClaude(t *testing.T) {
 	cmd := mustCommand(t, binA, ClaudeCode)
@@ -79,12 +79,16 @@ func TestHookInstallClaude(t *testing.T) {
 	if !strings.Contains(string(out), "\n    \"model\"") {
 		t.Errorf("indentation not kept:\n%s", out)
 	}
+	agate := `{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135}`
 	want := `{"model":"opus","permissions":{"allow":["Bash(npm test)"],"deny":[]},"hooks":{` +
-		`"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}],` +
+		`"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]},{"hooks":[` + agate + `]}],` +
 		`"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/home/me/bin/audit.sh","timeout":5}]},` +
-		`{"matcher":"*","hooks":[{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135}]}],` +
-		`"PostToolUse":[{"matcher":"WebFetch|WebSearch|ReadMcpResourceTool|mcp__.*","hooks":[{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135}]}],` +
-		`"UserPromptSubmit":[{"hooks":[{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135}]}]},` +
+		`{"matcher":"*","hooks":[` + agate + `]}],` +
+		`"PostToolUse":[{"matcher":"*","hooks":[` + agate + `]}],` +
+		`"PostToolUseFailure":[{"matcher":"*","hooks":[` + agate + `]}],` +
+		`"PermissionDenied":[{"matcher":"*","hooks":[` + agate + `]}],` +
+		`"UserPromptSubmit":[{"hooks":[` + agate + `]}],` +
+		`"SessionEnd":[{"hooks":[` + agate + `]}]},` +
 		`"env":{"FOO":"bar"},"alwaysThinkingEnabled":true}`
 	if got := compact(t, out); got != want {
 		t.Errorf("installed:\n got %s\nwant %s", got, want)
@@ -311,7 +315,12 @@ func TestHookCommand(t *testing.T) {
 	}
 	for _, cmd := range []string{
 		"/usr/bin/agate-helper hook claude-code",
-		"/usr/bin/agate hook claude-code --socket /x",
+		"/usr/bin/agate hook claude-code --bogus /x",
+		"/usr/bin/agate hook claude-code --socket",
+		"/usr/bin/agate hook claude-code --socket /x --socket /y",
+		"/usr/bin/agate hook claude-code --agent-timeout soon",
+		"/usr/bin/agate hook claude-code extra",
+		"/usr/bin/agate hook claude-code --socket '/x",
 		"env A=1 /usr/bin/agate hook claude-code",
 		"$HOME/bin/agate hook claude-code",
 		"/usr/bin/agate; rm -rf ~ hook claude-code",
@@ -373,5 +382,34 @@ func TestCommandWithTimeout(t *testing.T) {
 	}
 	if _, ok := ParseCommand("/usr/bin/agate-hook hook claude-code --agent-timeout x; rm -rf /", ClaudeCode); ok {
 		t.Fatal("a command with more after it is agate's")
+	}
+}
+
+// TestHookCommandWith: the socket and config paths an installed command
+// carries are read back, quoted or not, in any order.
+func TestHookCommandWith(t *testing.T) {
+	o := CommandOptions{AgentTimeout: 135 * time.Second, Socket: "/run/user/1000/agate/agate.sock", Config: "/home/o'brien/my config/agate.toml"}
+	c, err := CommandWith("/opt/my tools/agate-hook", Gemini, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `'/opt/my tools/agate-hook' hook gemini --agent-timeout 135s --socket /run/user/1000/agate/agate.sock --config '/home/o'"'"'brien/my config/agate.toml'`
+	if c != want {
+		t.Fatalf("command %s\nwant    %s", c, want)
+	}
+	hc, ok := ParseCommandWith(c, Gemini)
+	if !ok || hc.Bin != "/opt/my tools/agate-hook" || hc.CommandOptions != o {
+		t.Fatalf("ParseCommandWith(%q) = %+v, %v", c, hc, ok)
+	}
+	for _, c := range []string{
+		"agate-hook hook gemini --config /c.toml --socket /s.sock",
+		`agate-hook hook gemini --socket "/s.sock" --config /c.toml`,
+	} {
+		if hc, ok := ParseCommandWith(c, Gemini); !ok || hc.Socket != "/s.sock" || hc.Config != "/c.toml" {
+			t.Errorf("ParseCommandWith(%q) = %+v, %v", c, hc, ok)
+		}
+	}
+	if _, err := CommandWith("/usr/bin/agate-hook", Gemini, CommandOptions{Socket: "run/agate.sock"}); err == nil {
+		t.Error("a relative socket: no error")
 	}
 }

@@ -78,6 +78,7 @@ func Run(ctx context.Context, o Options) int {
 	if err != nil {
 		return write(&o, hook.Blocked(fmt.Sprintf("agate: %v; the call was blocked", err)))
 	}
+	surroundings(ev)
 	if ev.Kind == hook.KindOther {
 		return write(&o, hook.Neutral(ev)) // the fast path: no config, no daemon
 	}
@@ -226,6 +227,7 @@ type hookRun struct {
 
 func (r *hookRun) answer(ctx context.Context) hook.Output {
 	ev := r.ev
+	r.sendOutcome(ctx)
 	switch ev.Kind {
 	case hook.KindCall:
 		resp, err := r.client.Decide(ctx, decideRequest(ev))
@@ -322,6 +324,7 @@ func decideRequest(ev *hook.Event) *api.DecideRequest {
 		Interactive: ev.Interactive,
 		AgentPrompt: ev.AgentPrompt,
 		Headless:    ev.Headless,
+		ToolUseID:   ev.ToolUseID,
 	}
 }
 

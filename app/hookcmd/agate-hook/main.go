@@ -5,6 +5,9 @@
 // the GUI. `agate hooks install` points the agents at it.
 //
 //	agate-hook hook claude-code|gemini|cursor [--agent-timeout 135s] [--config FILE] [--socket PATH]
+//
+// It exits 0 with the answer on stdout, or 2 with the reason on stderr,
+// and never otherwise (see hookcmd.Main).
 package main
 
 import (
@@ -12,8 +15,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/agatehq/agate/app/hook"
 	"github.com/agatehq/agate/app/hookcmd"
@@ -33,14 +34,12 @@ func main() {
 	config := fs.String("config", "", "config file")
 	socket := fs.String("socket", "", "daemon socket")
 	agentTimeout := fs.Duration("agent-timeout", 0, "how long the agent lets the hook run")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "agate: bad hook arguments; the call was blocked")
 		os.Exit(hook.ExitBlock)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := hookcmd.Run(ctx, hookcmd.Options{
+	os.Exit(hookcmd.Main(context.Background(), hookcmd.Options{
 		Agent: agent, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
 		Config: *config, Socket: *socket, AgentTimeout: *agentTimeout,
-	})
-	stop()
-	os.Exit(code)
+	}))
 }

@@ -1,0 +1,78 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/agatehq/agate/app/api"
+)
+
+// TestOutcomeRecordsTheAgentsAnswer: an ask handed to Claude Code's
+// prompt waits for what Claude Code says became of it, and the answer is
+// logged tied to the decision: by tool_use_id, by tool and subject, or
+// for the whole session when the turn ends.
+func TestOutcomeRecordsTheAgentsAnswer(t *testing.T) {
+	p := testPaths(t, "")
+	_, c := startDaemon(t, p)
+	ctx := t.Context()
+	ask := func(id, command string) *DecideResponse {
+		r := decideReq("Bash", command)
+		r.ToolUseID = id
+		resp, err := c.Decide(ctx, r)
+		if err != nil || resp.By != ByAgent {
+			t.Fatalf("decide %q: %+v %v", command, resp, err)
+		}
+		return resp
+	}
+	ask("toolu_1", "rm -rf build")
+	ask("", "rm -rf dist")
+	ask("toolu_3", "rm -rf tmp")
+
+	for _, o := range []struct {
+		req  OutcomeRequest
+		want int
+	}{
+		{OutcomeRequest{Agent: "claude-code", Session: "s1", ToolUseID: "toolu_9", Tool: "Bash", Outcome: api.OutcomeRan, Event: "PostToolUse"}, 0},
+		{OutcomeRequest{Agent: "claude-code", Session: "s1", ToolUseID: "toolu_1", Tool: "Bash", Outcome: api.OutcomeRan, Event: "PostToolUse"}, 1},
+		{OutcomeRequest{Agent: "claude-code", Session: "s1", ToolUseID: "toolu_1", Tool: "Bash", Outcome: api.OutcomeRan, Event: "PostToolUse"}, 0}, // once
+		{OutcomeRequest{Agent: "claude-code", Session: "s1", Tool: "Bash", Args: map[string]any{"command": "rm -rf dist"}, Outcome: api.OutcomeDenied, Event: "PermissionDenied", Reason: "blocked"}, 1},
+		{OutcomeRequest{Agent: "claude-code", Session: "other", Outcome: api.OutcomeEnded, Event: "Stop"}, 0},
+		{OutcomeRequest{Agent: "claude-code", Session: "s1", Outcome: api.OutcomeEnded, Event: "Stop"}, 1},
+	} {
+		res, err := c.Outcome(ctx, &o.req)
+		if err != nil || res.Settled != o.want {
+			t.Fatalf("%+v: %+v %v, want %d settled", o.req, res, err, o.want)
+		}
+	}
+	if _, err := c.Outcome(ctx, &OutcomeRequest{Agent: "claude-code", Session: "s1", Outcome: "maybe"}); err == nil {
+		t.Error("an unknown outcome: no error")
+	}
+
+	// Every line is on disk before its answer came back.
+	w := &agentWorld{paths: p}
+	recs := w.audit(t)
+	seqOf := map[string]uint64{}
+	var got []string
+	for _, r := range recs {
+		if r.Event == "decision" {
+			seqOf[r.Subject] = r.Seq
+			continue
+		}
+		got = append(got, r.Event+" "+r.Subject+" "+r.ToolUseID)
+		if r.Of != seqOf[r.Subject] || r.Session != "s1" || r.Tool != "Bash" || r.By != ByPerson || r.Via != "claude-code" {
+			t.Errorf("%s: not tied to its decision (seq %d): %+v", r.Event, seqOf[r.Subject], r)
+		}
+	}
+	want := []string{
+		"approval.agent_allowed rm -rf build toolu_1",
+		"approval.agent_denied rm -rf dist ",
+		"approval.agent_denied rm -rf tmp toolu_3",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("audit events %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("audit event %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+}
