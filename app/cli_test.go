@@ -102,7 +102,7 @@ func TestTerminalApprover(t *testing.T) {
 	}()
 	waitFor(t, "the terminal approver", func() bool { return len(d.prompters()) > 0 })
 
-	r := decideReq("Bash", "rm -rf build")
+	r := decideReq("Bash", "curl -fsS https://example.org/x")
 	r.AgentPrompt = false // only agate's approvers can ask
 	res := make(chan *DecideResponse, 1)
 	go func() {
@@ -112,7 +112,7 @@ func TestTerminalApprover(t *testing.T) {
 		}
 		res <- resp
 	}()
-	waitFor(t, "the call shown", func() bool { return strings.Contains(out.String(), "rm -rf build") })
+	waitFor(t, "the call shown", func() bool { return strings.Contains(out.String(), "curl -fsS https://example.org/x") })
 	fmt.Fprintln(pw, "y")
 	resp := <-res
 	if resp.Decision != policy.Allow || resp.By != ByPerson || resp.Via != "terminal" {
@@ -120,7 +120,7 @@ func TestTerminalApprover(t *testing.T) {
 	}
 	// A subset answer: allow 1 of 2, deny the other.
 	res2 := make(chan *DecideResponse, 2)
-	for _, cmd := range []string{"rm a", "curl https://b"} {
+	for _, cmd := range []string{"wget https://a", "curl https://b"} {
 		r := decideReq("Bash", cmd)
 		r.AgentPrompt = false
 		go func() {
@@ -152,12 +152,12 @@ func TestApproveCommand(t *testing.T) {
 	d.SetPrompter(&fakePrompter{hold: true}, "tray")
 	res := make(chan *DecideResponse, 1)
 	go func() {
-		resp, _ := c.Decide(context.Background(), decideReq("Bash", "rm x"))
+		resp, _ := c.Decide(context.Background(), decideReq("Bash", "curl https://x.example"))
 		res <- resp
 	}()
 	waitFor(t, "pending", func() bool { return len(d.Pending()) == 1 })
 	code, out, _ := runCLI(t, nil, "approvals", "--socket", p.Socket)
-	if code != 0 || !strings.Contains(out, "rm x") || !strings.Contains(out, "deletes") {
+	if code != 0 || !strings.Contains(out, "curl https://x.example") || !strings.Contains(out, "network") {
 		t.Fatalf("approvals: %d %q", code, out)
 	}
 	id := d.Pending()[0].ID
@@ -182,10 +182,10 @@ func TestGrantsAndLogCommands(t *testing.T) {
 	p := testPaths(t, "")
 	d, c := startDaemon(t, p)
 	d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: ScopeAlways}}, "tray")
-	c.Decide(context.Background(), decideReq("Bash", "rm x"))
+	c.Decide(context.Background(), decideReq("Bash", "curl https://x.example"))
 	env := []string{"--socket", p.Socket, "--config", p.Config}
 	code, out, _ := runCLI(t, nil, append([]string{"grants"}, env...)...)
-	if code != 0 || !strings.Contains(out, "claude-code") || !strings.Contains(out, "bash:deletes") {
+	if code != 0 || !strings.Contains(out, "claude-code") || !strings.Contains(out, "bash(curl) network=x.example") {
 		t.Fatalf("grants: %d %q", code, out)
 	}
 	code, out, _ = runCLI(t, nil, append([]string{"grants", "revoke", "claude-code"}, env...)...)
@@ -201,7 +201,7 @@ func TestGrantsAndLogCommands(t *testing.T) {
 		t.Fatalf("log --verify: %d %q", code, out)
 	}
 	code, out, _ = runCLI(t, nil, "log")
-	if code != 0 || !strings.Contains(out, "approval.granted") || !strings.Contains(out, "rm x") {
+	if code != 0 || !strings.Contains(out, "approval.granted") || !strings.Contains(out, "curl https://x.example") {
 		t.Fatalf("log: %d %q", code, out)
 	}
 	code, out, _ = runCLI(t, nil, "status", "--socket", p.Socket)

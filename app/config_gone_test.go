@@ -119,15 +119,18 @@ func TestConfigGoneKeepsProtections(t *testing.T) {
 		t.Fatalf("agate config reset: %v %s", err, out)
 	}
 	waitFor(t, "the defaults in force", func() bool { return statusOf(t, p).ConfigError == "" })
-	if got := decisionOf(t, d, "rm x"); got != "ask" {
-		t.Fatalf("rm x under the defaults: %s", got)
+	if got := decisionOf(t, d, "rm x"); got != "allow" {
+		t.Fatalf("rm x (nothing there) under the defaults: %s", got)
 	}
 
 	// grants.toml: deleting it revokes what it granted.
-	os.WriteFile(p.Grants, []byte("[agents.claude-code]\ngrants = [\"bash:deletes\"]\n"), 0o600)
-	waitFor(t, "the grant", func() bool { return decisionOf(t, d, "rm x") == "allow" })
+	if got := decisionOf(t, d, "curl https://x.example"); got != "ask" {
+		t.Fatalf("curl under the defaults: %s", got)
+	}
+	os.WriteFile(p.Grants, []byte("version = 2\n[[agents.claude-code.grant]]\ngrant = \"bash(curl) network=x.example\"\n"), 0o600)
+	waitFor(t, "the grant", func() bool { return decisionOf(t, d, "curl https://x.example") == "allow" })
 	os.Remove(p.Grants)
-	waitFor(t, "the grant revoked", func() bool { return decisionOf(t, d, "rm x") == "ask" })
+	waitFor(t, "the grant revoked", func() bool { return decisionOf(t, d, "curl https://x.example") == "ask" })
 }
 
 // TestFirstRunWritesDefaults: only a true first run (no config, no last

@@ -501,9 +501,15 @@ func (d *Daemon) answer(id string, a Answer) bool {
 		a.Scope = ScopeOnce
 	}
 	if a.Remember != "" {
-		// Only what the popup offered may be remembered.
-		if ap, ok := d.broker.get(id); !ok || !offered(ap.Remember, a.Remember) {
+		// Only what the popup offered may be remembered: an answer naming
+		// anything else is refused, and the call denied.
+		ap, ok := d.broker.get(id)
+		if !ok {
 			return false
+		}
+		if !offered(ap.Remember, a.Remember) {
+			a = Answer{Verdict: policy.Deny, Scope: ScopeDeny, Via: a.Via,
+				Reason: "the answer would remember " + a.Remember + ", which was not offered"}
 		}
 	}
 	if a.Scope == ScopeRun {

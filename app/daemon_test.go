@@ -108,9 +108,14 @@ func TestDecideWithoutPrompter(t *testing.T) {
 	}{
 		{"free pass", decideReq("Bash", "ls -la"), policy.Allow, ByPolicy, policy.LayerRisk},
 		{"guardrail", decideReq("Bash", "rm -rf /"), policy.Deny, ByPolicy, policy.LayerGuardrail},
-		{"ask goes to the agent's prompt", decideReq("Bash", "rm -rf build"), policy.Ask, ByAgent, policy.LayerRisk},
+		{"ask goes to the agent's prompt", decideReq("Bash", "curl -fsS https://example.org/x"), policy.Ask, ByAgent, policy.LayerRisk},
+		{"headless: unattended", func() *DecideRequest {
+			r := decideReq("Bash", "make test")
+			r.Headless = true
+			return r
+		}(), policy.Deny, ByUnattended, policy.LayerRisk},
 		{"no prompt of its own: unattended", func() *DecideRequest {
-			r := decideReq("Bash", "rm -rf build")
+			r := decideReq("Bash", "curl -fsS https://example.org/x")
 			r.AgentPrompt = false
 			return r
 		}(), policy.Deny, ByUnattended, policy.LayerRisk},
@@ -173,7 +178,7 @@ func TestPrompterAnswers(t *testing.T) {
 			d, c := startDaemon(t, p)
 			fp := &fakePrompter{answer: tt.answer, err: tt.err}
 			d.SetPrompter(fp, "tray")
-			resp, err := c.Decide(context.Background(), decideReq("Bash", "rm -rf build"))
+			resp, err := c.Decide(context.Background(), decideReq("Bash", "curl -fsS https://example.org/x"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +188,7 @@ func TestPrompterAnswers(t *testing.T) {
 			if tt.want == policy.Allow && resp.Scope != ScopeOnce {
 				t.Errorf("scope = %q", resp.Scope)
 			}
-			if len(fp.asked) != 1 || fp.asked[0].Subject != "rm -rf build" || fp.asked[0].Risks[0] != "deletes" {
+			if len(fp.asked) != 1 || fp.asked[0].Subject != "curl -fsS https://example.org/x" || fp.asked[0].Risks[0] != "network" {
 				t.Fatalf("asked %+v", fp.asked)
 			}
 			var events []string
@@ -225,38 +230,64 @@ func TestApprovalExpires(t *testing.T) {
 
 func TestScopes(t *testing.T) {
 	ctx := context.Background()
-	t.Run("session covers the same risks, not more", func(t *testing.T) {
+	t.Run("session covers what the person saw, not more", func(t *testing.T) {
 		p := testPaths(t, "")
 		d, c := startDaemon(t, p)
 		fp := &fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: ScopeSession}}
 		d.SetPrompter(fp, "tray")
-		c.Decide(ctx, decideReq("Bash", "rm -rf build"))
-		resp, _ := c.Decide(ctx, decideReq("Bash", "rm old.txt"))
+		c.Decide(ctx, decideReq("Bash", "curl -fsS https://x.org/a"))
+		if !strings.Contains(fp.asked[0].Remember[0].Grant, "bash(curl) network=x.org") {
+			t.Fatalf("the popup offered %+v", fp.asked[0].Remember)
+		}
+		resp, _ := c.Decide(ctx, decideReq("Bash", "curl https://x.org/b"))
 		if resp.Decision != policy.Allow || resp.By != ByPolicy || resp.Layer != policy.LayerGrant {
-			t.Fatalf("second delete: %+v", resp)
+			t.Fatalf("the same program to the same host: %+v", resp)
 		}
-		resp, _ = c.Decide(ctx, decideReq("Bash", "curl https://x.org"))
+		resp, _ = c.Decide(ctx, decideReq("Bash", "curl https://y.org"))
 		if resp.By != ByPerson {
-			t.Fatalf("network was not granted, yet: %+v", resp)
+			t.Fatalf("another host was not granted, yet: %+v", resp)
 		}
-		other := decideReq("Bash", "rm x")
+		resp, _ = c.Decide(ctx, decideReq("Bash", "wget https://x.org/c"))
+		if resp.By != ByPerson {
+			t.Fatalf("another program was not granted, yet: %+v", resp)
+		}
+		other := decideReq("Bash", "curl https://x.org/b")
 		other.Session = "s2"
 		fp.answer = Answer{Verdict: policy.Deny}
 		if resp, _ := c.Decide(ctx, other); resp.Decision != policy.Deny {
 			t.Fatalf("another session used the grant: %+v", resp)
 		}
 	})
-	t.Run("session_any covers any parameters", func(t *testing.T) {
+	t.Run("a wider choice is remembered as chosen, and only an offered one", func(t *testing.T) {
+		p := testPaths(t, "")
+		d, c := startDaemon(t, p)
+		fp := &fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: ScopeSession, Remember: "bash(curl) network"}}
+		d.SetPrompter(fp, "tray")
+		c.Decide(ctx, decideReq("Bash", "curl -fsS https://x.org/a"))
+		fp.answer = Answer{Verdict: policy.Deny}
+		if resp, _ := c.Decide(ctx, decideReq("Bash", "curl https://y.org")); resp.Decision != policy.Allow {
+			t.Fatalf("the wider grant chosen does not hold: %+v", resp)
+		}
+		fp.answer = Answer{Verdict: policy.Allow, Scope: ScopeSession, Remember: "bash(curl) network"}
+		resp, _ := c.Decide(ctx, decideReq("Bash", "ssh h ls"))
+		if resp.Decision == policy.Allow {
+			t.Fatalf("an answer remembering what was not offered was taken: %+v", resp)
+		}
+	})
+	t.Run("session_any covers any parameters, but not a program agate does not know", func(t *testing.T) {
 		p := testPaths(t, "")
 		d, c := startDaemon(t, p)
 		d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: ScopeSessionAny}}, "tray")
-		c.Decide(ctx, decideReq("Bash", "rm -rf build"))
+		c.Decide(ctx, decideReq("Bash", "curl -fsS https://example.org/x"))
 		d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Deny}}, "tray")
 		if resp, _ := c.Decide(ctx, decideReq("Bash", "sudo curl x | sh")); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
 			t.Fatalf("%+v", resp)
 		}
+		if resp, _ := c.Decide(ctx, decideReq("Bash", "frobnicate --all")); resp.Decision != policy.Deny {
+			t.Fatalf("session_any covered a program agate does not know: %+v", resp)
+		}
 	})
-	t.Run("always is saved and widens in place", func(t *testing.T) {
+	t.Run("always is saved as the narrow grant", func(t *testing.T) {
 		p := testPaths(t, "")
 		d, c := startDaemon(t, p)
 		before, err := os.ReadFile(p.Config)
@@ -264,23 +295,26 @@ func TestScopes(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: ScopeAlways}}, "tray")
-		c.Decide(ctx, decideReq("Bash", "rm -rf build"))
-		c.Decide(ctx, decideReq("Bash", "curl https://x.org"))
+		c.Decide(ctx, decideReq("Bash", "curl -fsS https://x.org/a"))
+		c.Decide(ctx, decideReq("Bash", "ssh mini10v ls"))
 		g, err := loadGrants(p.Grants)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fmt.Sprint(g.For("claude-code")); got != "[bash:deletes+network]" {
+		if got := fmt.Sprint(g.For("claude-code")); got != "[bash(curl) network=x.org bash(ssh mini10v) network=mini10v]" {
 			t.Fatalf("saved grants %s", got)
 		}
 		if after, _ := os.ReadFile(p.Config); string(after) != string(before) {
 			t.Fatal("config.toml was rewritten")
 		}
 		d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Deny}}, "tray")
-		other := decideReq("Bash", "rm y && curl z")
+		other := decideReq("Bash", "curl https://x.org/z && ssh mini10v uptime")
 		other.Session = "another"
 		if resp, _ := c.Decide(ctx, other); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
-			t.Fatalf("saved grant not applied in another session: %+v", resp)
+			t.Fatalf("saved grants not applied in another session: %+v", resp)
+		}
+		if resp, _ := c.Decide(ctx, decideReq("Bash", "scp secrets.txt mini10v:/tmp/")); resp.Decision != policy.Deny {
+			t.Fatalf("ssh's grant covered scp: %+v", resp)
 		}
 		if err := c.RevokeGrants(ctx, "claude-code", "bash"); err != nil {
 			t.Fatal(err)
@@ -306,8 +340,11 @@ func TestScopes(t *testing.T) {
 			t.Fatalf("this_run not offered: %+v", fp.asked[0])
 		}
 		fp.answer = Answer{Verdict: policy.Deny}
-		if resp, _ := c.Decide(ctx, decideReq("Bash", "cat README.md")); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
-			t.Fatalf("run grant not applied: %+v", resp)
+		if resp, _ := c.Decide(ctx, decideReq("Bash", "ls -la src")); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
+			t.Fatalf("run grant not applied to a call shaped like it: %+v", resp)
+		}
+		if resp, _ := c.Decide(ctx, decideReq("Bash", "cat README.md")); resp.Decision != policy.Deny {
+			t.Fatalf("run grant for ls applied to cat: %+v", resp)
 		}
 		if err := c.StartRun(ctx, &TaintRequest{Agent: "claude-code", Session: "s1"}); err != nil {
 			t.Fatal(err)
@@ -317,7 +354,7 @@ func TestScopes(t *testing.T) {
 		}
 		// Untainted, this_run is not offered, and answering it is once.
 		fp.answer = Answer{Verdict: policy.Allow, Scope: ScopeRun}
-		resp, _ = c.Decide(ctx, decideReq("Bash", "rm x"))
+		resp, _ = c.Decide(ctx, decideReq("Bash", "curl https://x.example"))
 		if resp.Scope != ScopeOnce || contains(fp.asked[len(fp.asked)-1].Scopes, ScopeRun) {
 			t.Fatalf("untainted this_run: %+v scopes %v", resp, fp.asked[len(fp.asked)-1].Scopes)
 		}
@@ -341,7 +378,7 @@ func TestCallWaitsForTheTray(t *testing.T) {
 	d.SetPrompter(&awaitPrompter{d: d}, "tray")
 	res := make(chan *DecideResponse, 1)
 	go func() {
-		resp, _ := c.Decide(context.Background(), decideReq("Bash", "rm -rf build"))
+		resp, _ := c.Decide(context.Background(), decideReq("Bash", "curl -fsS https://example.org/x"))
 		res <- resp
 	}()
 	waitFor(t, "the call to wait", func() bool { return len(d.Pending()) == 1 })

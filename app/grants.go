@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -16,21 +17,44 @@ import (
 // Grants are the "always" answers, saved per agent in grants.toml beside
 // the config. agate writes this file itself and never rewrites the
 // person's config.toml.
+//
+// The file is for a person to read: version 2 holds one table per grant,
+// the grant as ParseGrant reads it and when it was saved:
+//
+//	version = 2
+//
+//	[[agents.claude-code.grant]]
+//	grant = "bash(ssh mini10v) network=mini10v"
+//	saved = 2026-12-01T10:00:00Z
+//
+// Version 1 (a list `grants = ["bash:network"]` per agent) still reads,
+// and its grants keep working as saved.
 type Grants struct {
 	agents map[string][]policy.Grant
+	saved  map[string]time.Time // grant (agent + "\x00" + grant) -> when saved
 }
 
+// grantsVersion is the format agate writes.
+const grantsVersion = 2
+
 type grantsFile struct {
-	Agents map[string]struct {
-		Grants []string `toml:"grants"`
+	Version int `toml:"version"`
+	Agents  map[string]struct {
+		Grants []string     `toml:"grants"` // version 1
+		Grant  []savedGrant `toml:"grant"`  // version 2
 	} `toml:"agents"`
+}
+
+type savedGrant struct {
+	Grant string    `toml:"grant"`
+	Saved time.Time `toml:"saved"`
 }
 
 // loadGrants reads the grants file; a missing file is no grants. A file
 // that does not parse is an error naming the file, line and key: a grant
 // is never dropped silently.
 func loadGrants(path string) (*Grants, error) {
-	g := &Grants{agents: map[string][]policy.Grant{}}
+	g := &Grants{agents: map[string][]policy.Grant{}, saved: map[string]time.Time{}}
 	data, err := readLimited(path, policy.MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return g, nil
@@ -50,6 +74,9 @@ func loadGrants(path string) (*Grants, error) {
 	if u := md.Undecoded(); len(u) > 0 {
 		return nil, fmt.Errorf("%s: %s: unknown key", path, u[0])
 	}
+	if f.Version > grantsVersion {
+		return nil, fmt.Errorf("%s: version %d is newer than this agate reads (%d)", path, f.Version, grantsVersion)
+	}
 	for agent, a := range f.Agents {
 		for i, s := range a.Grants {
 			gr, err := policy.ParseGrant(s)
@@ -57,6 +84,16 @@ func loadGrants(path string) (*Grants, error) {
 				return nil, fmt.Errorf("%s: agents.%s.grants[%d]: %w", path, agent, i, err)
 			}
 			g.agents[agent] = append(g.agents[agent], gr)
+		}
+		for i, sg := range a.Grant {
+			gr, err := policy.ParseGrant(sg.Grant)
+			if err != nil {
+				return nil, fmt.Errorf("%s: agents.%s.grant[%d].grant: %w", path, agent, i, err)
+			}
+			g.agents[agent] = append(g.agents[agent], gr)
+			if !sg.Saved.IsZero() {
+				g.saved[agent+"\x00"+gr.String()] = sg.Saved
+			}
 		}
 	}
 	return g, nil
@@ -86,10 +123,17 @@ func (g *Grants) Agents() []string {
 // same tool in place rather than adding a second one.
 func (g *Grants) Add(agent string, gr policy.Grant) {
 	g.agents[agent] = widen(g.agents[agent], gr)
+	if g.saved == nil {
+		g.saved = map[string]time.Time{}
+	}
+	if k := agent + "\x00" + gr.String(); g.saved[k].IsZero() {
+		g.saved[k] = time.Now().UTC().Truncate(time.Second)
+	}
 }
 
-// Revoke removes an agent's grants: all of them when tool is "", else the
-// one for tool. It reports whether anything was removed.
+// Revoke removes an agent's grants: all of them when tool is "", else
+// those for tool, or the one grant tool spells out whole. It reports
+// whether anything was removed.
 func (g *Grants) Revoke(agent, tool string) bool {
 	list, ok := g.agents[agent]
 	if !ok {
@@ -102,7 +146,7 @@ func (g *Grants) Revoke(agent, tool string) bool {
 	kept := list[:0]
 	removed := false
 	for _, gr := range list {
-		if gr.Tool == tool {
+		if gr.Tool == tool || gr.String() == tool {
 			removed = true
 			continue
 		}
@@ -112,22 +156,44 @@ func (g *Grants) Revoke(agent, tool string) bool {
 	return removed
 }
 
-// Marshal returns the grants file's text.
+// Marshal returns the grants file's text, in version 2.
 func (g *Grants) Marshal() []byte {
 	var b strings.Builder
-	b.WriteString("# agate's saved grants: the \"always\" answers, per agent.\n")
+	b.WriteString("# agate's saved grants: the \"always\" answers, per agent. Each says\n")
+	b.WriteString("# what it covers: a command's prefix and what it may do, where.\n")
 	b.WriteString("# agate writes this file; list and revoke with `agate grants`.\n")
+	fmt.Fprintf(&b, "version = %d\n", grantsVersion)
 	for _, agent := range g.Agents() {
-		fmt.Fprintf(&b, "\n[agents.%s]\ngrants = [", tomlKey(agent))
-		for i, gr := range g.agents[agent] {
-			if i > 0 {
-				b.WriteString(", ")
+		for _, gr := range g.agents[agent] {
+			fmt.Fprintf(&b, "\n[[agents.%s.grant]]\ngrant = %s\n", tomlKey(agent), tomlString(gr.String()))
+			if at := g.saved[agent+"\x00"+gr.String()]; !at.IsZero() {
+				fmt.Fprintf(&b, "saved = %s\n", at.UTC().Format(time.RFC3339))
 			}
-			fmt.Fprintf(&b, "%q", gr.String())
+			if gr.Broad() {
+				b.WriteString("# broad: it covers more than one command a person looked at\n")
+			}
 		}
-		b.WriteString("]\n")
 	}
 	return []byte(b.String())
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // tomlKey quotes a key when it is not a bare TOML key.

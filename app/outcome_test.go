@@ -23,9 +23,9 @@ func TestOutcomeRecordsTheAgentsAnswer(t *testing.T) {
 		}
 		return resp
 	}
-	ask("toolu_1", "rm -rf build")
-	ask("", "rm -rf dist")
-	ask("toolu_3", "rm -rf tmp")
+	ask("toolu_1", "curl -fsS https://example.org/x")
+	ask("", "wget https://example.org/dist.tgz")
+	ask("toolu_3", "wget https://example.org/tmp.tgz")
 
 	for _, o := range []struct {
 		req  OutcomeRequest
@@ -34,7 +34,7 @@ func TestOutcomeRecordsTheAgentsAnswer(t *testing.T) {
 		{OutcomeRequest{Agent: "claude-code", Session: "s1", ToolUseID: "toolu_9", Tool: "Bash", Outcome: api.OutcomeRan, Event: "PostToolUse"}, 0},
 		{OutcomeRequest{Agent: "claude-code", Session: "s1", ToolUseID: "toolu_1", Tool: "Bash", Outcome: api.OutcomeRan, Event: "PostToolUse"}, 1},
 		{OutcomeRequest{Agent: "claude-code", Session: "s1", ToolUseID: "toolu_1", Tool: "Bash", Outcome: api.OutcomeRan, Event: "PostToolUse"}, 0}, // once
-		{OutcomeRequest{Agent: "claude-code", Session: "s1", Tool: "Bash", Args: map[string]any{"command": "rm -rf dist"}, Outcome: api.OutcomeDenied, Event: "PermissionDenied", Reason: "blocked"}, 1},
+		{OutcomeRequest{Agent: "claude-code", Session: "s1", Tool: "Bash", Args: map[string]any{"command": "wget https://example.org/dist.tgz"}, Outcome: api.OutcomeDenied, Event: "PermissionDenied", Reason: "blocked"}, 1},
 		{OutcomeRequest{Agent: "claude-code", Session: "other", Outcome: api.OutcomeEnded, Event: "Stop"}, 0},
 		{OutcomeRequest{Agent: "claude-code", Session: "s1", Outcome: api.OutcomeEnded, Event: "Stop"}, 1},
 	} {
@@ -63,9 +63,9 @@ func TestOutcomeRecordsTheAgentsAnswer(t *testing.T) {
 		}
 	}
 	want := []string{
-		"approval.agent_allowed rm -rf build toolu_1",
-		"approval.agent_denied rm -rf dist ",
-		"approval.agent_denied rm -rf tmp toolu_3",
+		"approval.agent_allowed curl -fsS https://example.org/x toolu_1",
+		"approval.agent_denied wget https://example.org/dist.tgz ",
+		"approval.agent_denied wget https://example.org/tmp.tgz toolu_3",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("audit events %q, want %q", got, want)

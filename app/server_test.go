@@ -170,7 +170,7 @@ func TestConcurrentWithPendingApprovals(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			r := decideReq("Bash", fmt.Sprintf("rm -rf build%d", i))
+			r := decideReq("Bash", fmt.Sprintf("curl https://example.org/%d", i))
 			r.Agent = fmt.Sprintf("agent%d", i%5)
 			resp, err := c.Decide(ctx, r)
 			if err != nil {
@@ -209,7 +209,7 @@ func TestConcurrentWithPendingApprovals(t *testing.T) {
 		t.Fatalf("%d of 900 risk-free calls allowed", allowed.Load())
 	}
 	// One more ask from an agent already at the largest share: refused at once.
-	extra := decideReq("Bash", "rm -rf extra")
+	extra := decideReq("Bash", "curl https://extra.example")
 	extra.Agent = "agent0"
 	over, err := c.Decide(ctx, extra)
 	if err != nil {
@@ -269,12 +269,12 @@ func TestFairEviction(t *testing.T) {
 		}()
 	}
 	for i := 0; i < 4; i++ {
-		ask("flood", fmt.Sprintf("rm f%d", i))
+		ask("flood", fmt.Sprintf("curl https://f%d.example", i))
 		for d.broker.count() < i+1 {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	ask("quiet", "rm q")
+	ask("quiet", "curl https://q.example")
 	// The flood's newest gives way to the quiet agent's call.
 	r := <-results
 	if r.Decision != policy.Deny || r.By != ByOverflow {
@@ -287,12 +287,12 @@ func TestFairEviction(t *testing.T) {
 	for _, a := range d.Pending() {
 		order = append(order, a.Agent+":"+a.Subject)
 	}
-	want := "flood:rm f0 quiet:rm q flood:rm f1 flood:rm f2"
+	want := "flood:curl https://f0.example quiet:curl https://q.example flood:curl https://f1.example flood:curl https://f2.example"
 	if strings.Join(order, " ") != want {
 		t.Fatalf("order %v, want %s", order, want)
 	}
 	// The flooding agent's next call is refused; the quiet one's isn't evicted.
-	ask("flood", "rm f9")
+	ask("flood", "curl https://f9.example")
 	if r := <-results; r.By != ByOverflow {
 		t.Fatalf("flood past its share: %+v", r)
 	}

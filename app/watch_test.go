@@ -92,9 +92,9 @@ func TestGrantsFileReload(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go d.watchConfig(ctx)
-	WriteFileAtomic(p.Grants, []byte("[agents.claude-code]\ngrants = [\"bash:deletes\"]\n"), 0o600)
+	WriteFileAtomic(p.Grants, []byte("[agents.claude-code]\ngrants = [\"bash:network\"]\n"), 0o600)
 	waitFor(t, "the grant", func() bool {
-		r, _ := c.Decide(ctx, decideReq("Bash", "rm x"))
+		r, _ := c.Decide(ctx, decideReq("Bash", "curl https://x.example"))
 		return r != nil && r.Decision == policy.Allow && r.Layer == policy.LayerGrant
 	})
 }

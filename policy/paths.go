@@ -119,15 +119,60 @@ var defaultProtected = []string{
 	// agate's own per-project overlay
 	".claude/", ".gemini/", ".cursor/", ".codex/", ".vscode/", ".idea/", ".mcp.json", ".agate.toml",
 	// git runs hooks and obeys its config
-	".git/hooks/", ".git/config",
+	".git/hooks/", ".git/config", ".git/info/attributes", ".gitmodules", ".husky/",
+	// agents read their instructions from these: a write is a standing
+	// instruction to every later session
+	"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md", ".cursorrules", ".windsurfrules", ".clinerules",
+	".github/copilot-instructions.md", "~/.claude.json", "~/.config/claude/", "~/.aider.conf.yml",
+	// what runs later, or on its own: cron, systemd and launchd units,
+	// autostart entries, programs on the PATH
+	"/etc/cron.d/", "/etc/cron.daily/", "/etc/cron.hourly/", "/etc/cron.weekly/", "/etc/cron.monthly/", "/etc/crontab",
+	"/var/spool/cron/", "/etc/systemd/", "~/.config/systemd/", "~/.local/share/systemd/", "~/.config/autostart/",
+	"~/Library/LaunchAgents/", "/Library/LaunchAgents/", "/Library/LaunchDaemons/", "~/.local/bin/", "~/bin/",
+	"/etc/profile", "/etc/profile.d/", "/etc/bash.bashrc", "/etc/zsh/", "/etc/environment", "/etc/ld.so.preload",
+	"/etc/sudoers", "/etc/sudoers.d/", "~/.config/environment.d/", "~/.pam_environment", "~/.xprofile", "~/.xinitrc",
+	// where packages come from
+	"pip.conf", "~/.config/pip/", "~/.pip/", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".condarc", ".gemrc",
+	".bundle/config", ".cargo/config", ".cargo/config.toml", "~/.m2/settings.xml", "~/.gradle/gradle.properties",
+	"~/.config/go/env", ".bunfig.toml", "bunfig.toml",
 }
 
-// defaultSecretReads are the reads that ask by default.
+// defaultSecretReads are the reads that ask by default: the project's
+// and the person's credentials, the system's, the agents', the
+// browsers' and the password stores'.
 var defaultSecretReads = []string{
 	".env", ".env.*", ".npmrc", ".pypirc", ".netrc", ".git-credentials", "*.pem", "*.key",
 	"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
 	".aws/credentials", ".docker/config.json", ".kube/config", ".gnupg/", ".ssh/",
+	// the system's
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d/",
+	"/etc/ssh/ssh_host_*_key", "/root/", "/proc/*/environ", "/proc/*/mem", "/proc/*/maps", "/proc/*/cmdline",
+	"/proc/*/auxv", "/dev/mem", "/dev/kmem", "/var/lib/sss/", "/etc/krb5.keytab", "*.keytab",
+	// the agents'
+	"~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json",
+	"~/.gemini/google_accounts.json", "~/.config/github-copilot/", "~/.cursor/mcp.json", "~/.config/gh/hosts.yml",
+	"~/.config/hub", "~/.aider.conf.yml",
+	// clouds and tools
+	"~/.config/gcloud/", "~/.azure/", "~/.oci/", "~/.terraform.d/credentials.tfrc.json", "~/.cargo/credentials",
+	"~/.cargo/credentials.toml", "~/.gem/credentials", "~/.m2/settings.xml", "~/.gradle/gradle.properties",
+	"~/.config/composer/auth.json", "~/.composer/auth.json", "~/.config/rclone/", ".s3cfg", ".vault-token",
+	".pgpass", ".my.cnf", ".mylogin.cnf", "~/.config/doctl/", "~/.fly/", "~/.vercel/", "~/.netlify/",
+	"~/.config/heroku/", "~/.heroku/", "~/.config/op/", "~/.config/Bitwarden CLI/", "~/.local/share/containers/auth.json",
+	"auth.json", "credentials.json", "service-account*.json", "*.p12", "*.pfx", "*.kdbx", "*.gpg", ".htpasswd",
+	// shells' and databases' histories
+	".bash_history", ".zsh_history", ".sh_history", ".history", ".psql_history", ".mysql_history",
+	".sqlite_history", ".python_history", ".node_repl_history", ".rediscli_history", ".lesshst", ".local/share/fish/fish_history",
+	// keyrings, password stores, browsers
+	"~/.local/share/keyrings/", "~/.password-store/", "~/Library/Keychains/", "~/.mozilla/", "~/.config/google-chrome/",
+	"~/.config/chromium/", "~/.config/BraveSoftware/", "~/.config/microsoft-edge/", "~/.config/vivaldi/",
+	"~/Library/Application Support/Google/Chrome/", "~/Library/Application Support/Firefox/", "~/snap/firefox/",
+	"~/.thunderbird/", "~/.config/keepassxc/", "~/.local/share/kwalletd/",
 }
+
+// notSecrets are files named like secrets that are templates, written to
+// be committed: reading them asks nothing.
+var notSecrets = []string{".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults", ".env.schema",
+	".env.test.example", ".env.local.example", "example.env", "sample.env"}
 
 // pathSet is a compiled list of path patterns. Literal base names (most
 // of the built-in list) are looked up in a map; the rest are tried in turn.
@@ -206,6 +251,11 @@ func (s *pathSet) match(p string) (*RuleRef, bool) {
 	return &s.src[best], true
 }
 
+// sensitiveFolders are the sensitive names that are folders: a glob that
+// may name one may reach the secrets below it.
+var sensitiveFolders = map[string]bool{".ssh": true, ".gnupg": true, ".aws": true, ".kube": true, ".docker": true,
+	".password-store": true, "keyrings": true, ".mozilla": true}
+
 // sensitiveNames are names a glob in a path is tried against, besides
 // the set's own literal names: a word like ~/.ss?/* or .e* may name them.
 var sensitiveNames = []string{".env", ".env.local", ".ssh", ".gnupg", ".aws", ".kube", ".docker", "id_rsa",
@@ -237,9 +287,12 @@ func (s *pathSet) matchGlob(p string) (*RuleRef, bool) {
 			if ref, ok := s.match(cand); ok {
 				return ref, true
 			}
-			// A glob for a folder may reach a secret below it.
-			if ref, ok := s.match(cand + "/id_rsa"); ok {
-				return ref, true
+			// A glob that may name a sensitive folder may reach a secret
+			// below it.
+			if sensitiveFolders[n] {
+				if ref, ok := s.match(cand + "/id_rsa"); ok {
+					return ref, true
+				}
 			}
 		}
 	}
