@@ -26,6 +26,10 @@ type Answer struct {
 	Scope   Scope          // for Allow: once, this_run, session, session_any, always
 	Reason  string         // optional, the person's words
 	Via     string         // where they answered: "tray", "terminal", "api"
+	// Remember is the grant a session, this_run or always answer records:
+	// one of the approval's Remember grants, "" for the first (the
+	// narrowest), as AnswerRequest.Remember.
+	Remember string
 }
 
 // errOverflow means too many approvals are waiting.
