@@ -53,6 +53,7 @@ func (u *Desktop) Settings() *Settings {
 		return s
 	}
 	s := NewSettings(u.fa, u.d, u.logf)
+	s.ended = &u.Prompter.ended // one loop: when it ends, both windows are left alone
 	u.settings.Store(s)
 	return s
 }
@@ -124,8 +125,15 @@ func (u *Desktop) actions() trayActions {
 		activity: func() { u.Settings().Show(TabActivity) },
 		pause:    func() { u.report(pause(u.d)) },
 		resume:   func() { u.report(resume(u.d)) },
-		quit:     u.fa.Quit,
+		quit:     u.quit,
 	}
+}
+
+// quit ends the app. The widgets are left alone from here on: Fyne would
+// run what is handed to it after its loop, off its thread.
+func (u *Desktop) quit() {
+	u.Prompter.endUI()
+	u.fa.Quit()
 }
 
 // report shows an error from a tray action in the settings panel, where

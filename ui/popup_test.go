@@ -522,3 +522,28 @@ func TestPopupAnswersThroughTheDaemon(t *testing.T) {
 		d.Close()
 	})
 }
+
+// TestPopupLeftAloneOnceTheLoopEnds: on the way out (Quit), Close ends the
+// calls waiting; their rows must not leave the popup from the daemon's
+// goroutines, which Fyne would run off its thread once its loop stopped
+// ("Error in Fyne call thread" in the log).
+func TestPopupLeftAloneOnceTheLoopEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := test.NewTempApp(t)
+		p := NewPrompter(fa, PrompterOptions{})
+		r := ask(t.Context(), p, approval("1", "a", "rm x"))
+		synctest.Wait()
+		p.endUI()
+		p.Close()
+		synctest.Wait()
+		if !errors.Is(r.err, errClosed) {
+			t.Fatalf("Ask after Close = %v", r.err)
+		}
+		onUI(p, func() {
+			// Untouched: the refresh that would hide the window never ran.
+			if !p.popup.visible || len(p.popup.items) != 1 {
+				t.Errorf("the popup was refreshed after the loop ended: visible %v, %d items", p.popup.visible, len(p.popup.items))
+			}
+		})
+	})
+}

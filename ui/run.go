@@ -60,12 +60,16 @@ func Run(ctx context.Context, d *app.Daemon) error {
 	go func() {
 		select {
 		case <-ctx.Done():
-			fyne.Do(fa.Quit)
+			fyne.Do(u.quit)
 		case <-ran:
 		}
 	}()
 	fa.Run()
 	close(ran)
+	// However the loop ended (Quit, the last window closed), the widgets
+	// are left alone now: Close below ends the calls waiting, and their rows
+	// must not leave the popup from the daemon's goroutines.
+	u.Prompter.endUI()
 	d.SetPrompter(nil, "")
 	u.Prompter.Close()
 	return nil
