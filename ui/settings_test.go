@@ -308,6 +308,80 @@ func TestTrayMenuAndIcon(t *testing.T) {
 	if got != "Ask|Accept edits|Plan*||Pending approvals (0)|Settings...|Activity...|Resume agents (back to Accept edits)||Quit" {
 		t.Errorf("menu, paused, yolo forbidden: %s", got)
 	}
+	// With nothing waiting "Pending approvals" opens nothing.
+	for _, n := range []int{0, 2} {
+		for _, it := range trayMenu(trayInput{mode: "ask", pending: n}, trayActions{}).Items {
+			if strings.HasPrefix(it.Label, "Pending approvals") && it.Disabled != (n == 0) {
+				t.Errorf("%d waiting: %q disabled %v", n, it.Label, it.Disabled)
+			}
+		}
+	}
+}
+
+// TestTrayItem: the tray item's title is agate's name, its tooltip says
+// what waits (or the mode), and its status asks for attention while calls
+// wait.
+func TestTrayItem(t *testing.T) {
+	for _, tt := range []struct {
+		in                    trayInput
+		tooltip, wantedStatus string
+	}{
+		{trayInput{mode: "ask"}, "agate: nothing waiting; mode Ask", "Active"},
+		{trayInput{mode: "accept_edits", pending: 1}, "agate: 1 call waiting for your answer", "NeedsAttention"},
+		{trayInput{mode: "ask", pending: 3, configErr: "x"}, "agate: 3 calls waiting for your answer", "NeedsAttention"},
+		{trayInput{mode: "ask", configErr: "x"}, "agate: config.toml has an error (see Settings); the last good settings hold", "Active"},
+		{trayInput{mode: "plan", paused: true}, "agate: agents paused (plan mode): every call that acts is denied", "Active"},
+	} {
+		title, tip, status := trayItem(tt.in)
+		if title != "agate" || tip != tt.tooltip || status != tt.wantedStatus {
+			t.Errorf("trayItem(%+v) = %q, %q, %q; want agate, %q, %q", tt.in, title, tip, status, tt.tooltip, tt.wantedStatus)
+		}
+	}
+}
+
+// TestTrayTapped: a click on the icon brings the popup forward when calls
+// wait, and with none waiting opens the activity, never an empty
+// "approval needed" window.
+func TestTrayTapped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newTestDaemon(t, "")
+		fa := test.NewTempApp(t)
+		u := NewDesktop(fa, d, DesktopOptions{Logf: t.Logf})
+		defer u.Prompter.Close()
+		u.tapped()
+		synctest.Wait()
+		s := u.settings.Load()
+		if s == nil {
+			t.Fatal("a click with nothing waiting opened no window")
+		}
+		onUI(u.Prompter, func() {
+			if u.Prompter.popup.visible {
+				t.Error("a click with nothing waiting opened the popup")
+			}
+		})
+		s.uiLocker.Lock()
+		if !s.visible || s.tabs.Selected().Text != TabActivity {
+			t.Errorf("settings visible %v on %q, want the activity", s.visible, s.tabs.Selected().Text)
+		}
+		s.uiLocker.Unlock()
+
+		r := ask(t.Context(), u.Prompter, approval("1", "a", "rm x"))
+		synctest.Wait()
+		onUI(u.Prompter, func() { u.Prompter.popup.hide() }) // the person put it away
+		u.tapped()
+		synctest.Wait()
+		onUI(u.Prompter, func() {
+			if !u.Prompter.popup.visible || u.Prompter.popup.win.Title() != PopupTitle {
+				t.Errorf("a click with a call waiting: popup visible %v, title %q", u.Prompter.popup.visible, u.Prompter.popup.win.Title())
+			}
+			test.Tap(u.Prompter.popup.deny)
+		})
+		synctest.Wait()
+		if !r.finished() {
+			t.Error("the call was not answered")
+		}
+		d.Close()
+	})
 }
 
 func TestTrayModeAndPause(t *testing.T) {
