@@ -145,3 +145,25 @@ func (t compactTheme) Size(n fyne.ThemeSizeName) float32 {
 	}
 	return t.current().Size(n)
 }
+
+// relayoutTree lays out o's containers again, parents first, through
+// scrolls and theme overrides, without refreshing a widget.
+func relayoutTree(o fyne.CanvasObject) {
+	switch v := o.(type) {
+	case *fyne.Container:
+		if v.Layout != nil {
+			v.Layout.Layout(v.Objects, v.Size())
+		}
+		for _, c := range v.Objects {
+			relayoutTree(c)
+		}
+	case *container.Scroll:
+		// The scroll's own refresh (its embedded Base) sizes the content
+		// to its new minimum and sets the bars; Scroll.Refresh would
+		// refresh the content too.
+		v.Base.Refresh()
+		relayoutTree(v.Content)
+	case *container.ThemeOverride:
+		relayoutTree(v.Content)
+	}
+}

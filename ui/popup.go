@@ -99,6 +99,7 @@ type popup struct {
 	// The call in detail.
 	detail             *fyne.Container          // everything below, in its scroll
 	detailTheme        *container.ThemeOverride // detail, drawn compact
+	doesTheme          *container.ThemeOverride // does, drawn compact
 	heading, countdown *widget.Label
 	headless           *fyne.Container // the banner for a headless run
 	headlessText       *widget.Label
@@ -172,7 +173,10 @@ func (w *popup) build() {
 	subjectBox := newCappedScroll(w.subject, partMinWidth, subjectMaxLines*line+2*theme.InnerPadding())
 	w.doesKey = widget.NewLabelWithStyle("Commands", fyne.TextAlignLeading, bold)
 	w.does = container.New(layout.NewFormLayout())
-	doesBox := newCappedScroll(w.does, partMinWidth, partMaxHeight)
+	// Its rows are made per call: its own theme override gives them the
+	// detail's compact theme without refreshing the rest of the detail.
+	w.doesTheme = container.NewThemeOverride(w.does, compactTheme{})
+	doesBox := newCappedScroll(w.doesTheme, partMinWidth, partMaxHeight)
 	w.impactKey = widget.NewLabelWithStyle("Impact", fyne.TextAlignLeading, bold)
 	w.impact = widget.NewRichText()
 	w.impact.Wrapping = fyne.TextWrapWord
@@ -312,10 +316,15 @@ func (w *popup) refresh() {
 }
 
 // relayout lays the view out again after parts were shown, hidden or
-// changed: the list gives way to the detail by their new sizes.
+// changed: the list gives way to the detail by their new sizes. It lays
+// out and refreshes no widget: a refresh measures every text again, and a
+// long command takes a second to measure.
 func (w *popup) relayout() {
-	w.bottomTheme.Refresh() // the compact theme for what was shown
-	w.content.Refresh()     // then the list, the detail and the answers by their new sizes
+	if w.win.Content() != w.content {
+		return // SetContent lays it out, at the window's size
+	}
+	relayoutTree(w.content)
+	w.win.Canvas().Refresh(w.content)
 }
 
 // showEmpty shows the view with nothing waiting.
@@ -495,7 +504,6 @@ func (w *popup) showDetail(a app.Approval) {
 	w.buttons.Refresh()
 	w.rememberBtns.Refresh()
 	w.showRemember(a, anyRemembering)
-	w.detailTheme.Refresh() // the compact theme for what was added, and a new layout
 }
 
 // showDoes fills "Commands" (a shell call's simple commands, each marked
@@ -520,7 +528,7 @@ func (w *popup) showDoes(a app.Approval) {
 		w.does.Add(layout.NewSpacer()) // no mark: the effects are the call's own
 		w.does.Add(rt)
 	}
-	w.does.Refresh()
+	w.doesTheme.Refresh() // the compact theme for the new rows
 	if len(w.does.Objects) > 0 {
 		w.doesKey.Show()
 		w.does.Show()
