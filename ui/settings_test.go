@@ -8,11 +8,15 @@ import (
 	"testing/synctest"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/agatehq/agate/app"
 	"github.com/agatehq/agate/assets"
 	"github.com/agatehq/agate/policy"
+	"github.com/agatehq/agate/sandbox"
 )
 
 // handConfig is a config a person wrote: the settings panel must keep
@@ -457,4 +461,87 @@ func TestDesktopFollowsEvents(t *testing.T) {
 		u.Prompter.Close()
 		d.Close()
 	})
+}
+
+// TestSettingsSandboxInWords: the probe's checks show first, in words,
+// each marked; what to change where the sandbox cannot run shows too.
+func TestSettingsSandboxInWords(t *testing.T) {
+	d := newTestDaemon(t, handConfig)
+	fa := test.NewTempApp(t)
+	s := NewSettings(fa, d, t.Logf)
+	s.sandbox.show(sandbox.Diagnostics{
+		Enabled: true, Platform: "linux", Launcher: "auto", FailClosed: true,
+		Reason: "bwrap: user namespaces are refused",
+		Fix:    "sysctl -w kernel.unprivileged_userns_clone=1",
+		Checks: []sandbox.Check{
+			{Name: "write_outside_denied", OK: true},
+			{Name: "network_cut", OK: false, Detail: "not verified: no bash inside to connect with"},
+		},
+	})
+	got := strings.Join(richLines(s.sandbox.checks), "\n")
+	want := "✓ A command cannot write outside its folder.\n✗ The network is NOT cut. (not verified: no bash inside to connect with)"
+	if got != want {
+		t.Errorf("checks:\n%s\nwant:\n%s", got, want)
+	}
+	if strings.Contains(got, "write_outside_denied") {
+		t.Error("a check shown as its identifier")
+	}
+	if s.sandbox.fix.Hidden || !strings.Contains(s.sandbox.fix.Text, "kernel.unprivileged_userns_clone=1") {
+		t.Errorf("fix hidden %v: %q", s.sandbox.fix.Hidden, s.sandbox.fix.Text)
+	}
+	if !strings.Contains(s.sandbox.summary.Text, "No sandbox works here, so commands that should run in it are refused") {
+		t.Errorf("summary %q", s.sandbox.summary.Text)
+	}
+	// Near the top: the first card of the tab.
+	box := s.sandbox.content.(*container.Scroll).Content.(*fyne.Container)
+	if card := box.Objects[0].(*widget.Card); card.Title != "What the sandbox does here" {
+		t.Errorf("first card %q", card.Title)
+	}
+}
+
+// TestSettingsSandboxConfineProject: the switch for [sandbox]
+// confine_project follows the config and writes the key as the other
+// switches do; while the config parser does not know the key the switch
+// is off, greyed, and says why.
+func TestSettingsSandboxConfineProject(t *testing.T) {
+	d := newTestDaemon(t, handConfig)
+	fa := test.NewTempApp(t)
+	s := NewSettings(fa, d, t.Logf)
+	cfg, _ := d.Config()
+	if _, known := configBool(cfg.Sandbox, "confine_project"); !known {
+		if !s.sandbox.confineProject.Disabled() || s.sandbox.confineNote.Hidden {
+			t.Errorf("an unknown key: switch disabled %v, note %q", s.sandbox.confineProject.Disabled(), s.sandbox.confineNote.Text)
+		}
+		t.Log("the config parser does not know [sandbox] confine_project yet: only the greyed switch is checked")
+		return
+	}
+	s.sandbox.confineProject.SetChecked(true)
+	if text := readConfig(t, d); !strings.Contains(text, "[sandbox]\nconfine_project = true") {
+		t.Errorf("config lacks confine_project:\n%s", text)
+	}
+	cfg, _ = d.Config()
+	if on, _ := configBool(cfg.Sandbox, "confine_project"); !on {
+		t.Error("confine_project not in force")
+	}
+	wantComments(t, readConfig(t, d))
+}
+
+func TestConfigBool(t *testing.T) {
+	type section struct {
+		Launcher       string `toml:"launcher"`
+		ConfineProject bool   `toml:"confine_project"`
+		Other          bool   `toml:"other,omitempty"`
+	}
+	if on, known := configBool(section{ConfineProject: true}, "confine_project"); !on || !known {
+		t.Errorf("confine_project: %v %v", on, known)
+	}
+	if _, known := configBool(section{}, "launcher"); known {
+		t.Error("a string key read as a bool")
+	}
+	if on, known := configBool(section{Other: true}, "other"); !on || !known {
+		t.Errorf("other: %v %v", on, known)
+	}
+	if _, known := configBool(section{}, "nope"); known {
+		t.Error("a key that is not there")
+	}
 }
