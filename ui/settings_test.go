@@ -233,10 +233,71 @@ func TestSettingsGrantsRevoke(t *testing.T) {
 	if n := len(s.grants.saved.Objects); n != 3 { // the agent's row, then a row per grant
 		t.Fatalf("%d rows of saved grants", n)
 	}
-	s.grants.revoke("claude-code", "bash")
+	s.grants.revoke("claude-code", "bash", "")
 	if got := d.SavedGrants()["claude-code"]; strings.Join(got, ",") != "write_file:writes" {
 		t.Errorf("after revoking bash: %v", got)
 	}
+}
+
+// TestSettingsGrantsFlagBroad: Pepe's broad grants (a risk set, any
+// parameters, "*") are flagged with what they let through, the narrow
+// ones are not; revoking a broad one leaves the narrow grants of its tool.
+func TestSettingsGrantsFlagBroad(t *testing.T) {
+	d := newTestDaemon(t, "")
+	grants := `[agents.claude-code]
+grants = ["bash:none", "bash:network", "bash(git status)", "read_file", "*"]
+`
+	if err := os.WriteFile(d.Paths().Grants, []byte(grants), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.ReloadGrants(); err != nil {
+		t.Fatal(err)
+	}
+	fa := test.NewTempApp(t)
+	s := NewSettings(fa, d, t.Logf)
+	s.grants.load()
+	flagged := map[string]string{}
+	for _, o := range s.grants.saved.Objects[1:] {
+		var texts []string
+		for _, s := range labelsIn(o) {
+			if s = strings.TrimSpace(s); s != "Revoke" {
+				texts = append(texts, s)
+			}
+		}
+		flagged[texts[0]] = strings.Join(texts[1:], " | ")
+	}
+	for grant, want := range map[string]string{
+		"bash:none":        "broad | lets through bash calls in which agate sees no risk: any program it does not flag.",
+		"bash:network":     "broad | lets through bash calls whose risks are all among network, whatever they touch.",
+		"read_file":        "broad | lets through read_file, with any parameters.",
+		"*":                "broad | lets through every tool, with any parameters.",
+		"bash(git status)": "",
+	} {
+		if got, ok := flagged[grant]; !ok || got != want {
+			t.Errorf("%s: %q, want %q", grant, got, want)
+		}
+	}
+	s.grants.revoke("claude-code", "", "bash:none")
+	if got := d.SavedGrants()["claude-code"]; strings.Join(got, ",") != "bash:network,bash(git status),read_file,*" {
+		t.Errorf("after revoking bash:none: %v", got)
+	}
+}
+
+// labelsIn are the texts of the labels, chips and buttons in o, in order.
+func labelsIn(o fyne.CanvasObject) []string {
+	switch v := o.(type) {
+	case *widget.Label:
+		return []string{v.Text}
+	case *widget.Button:
+		return []string{v.Text}
+	case *fyne.Container:
+		var out []string
+		for _, c := range v.Objects {
+			out = append(out, labelsIn(c)...)
+		}
+		return out
+	}
+	return textsIn(o)
 }
 
 func TestSettingsActivity(t *testing.T) {
