@@ -100,6 +100,7 @@ type popup struct {
 	detail             *fyne.Container          // everything below, in its scroll
 	detailTheme        *container.ThemeOverride // detail, drawn compact
 	doesTheme          *container.ThemeOverride // does, drawn compact
+	doesBox            fyne.CanvasObject        // doesTheme, capped and scrolled: the row's cell
 	heading, countdown *widget.Label
 	headless           *fyne.Container // the banner for a headless run
 	headlessText       *widget.Label
@@ -176,7 +177,7 @@ func (w *popup) build() {
 	// Its rows are made per call: its own theme override gives them the
 	// detail's compact theme without refreshing the rest of the detail.
 	w.doesTheme = container.NewThemeOverride(w.does, compactTheme{})
-	doesBox := newCappedScroll(w.doesTheme, partMinWidth, partMaxHeight)
+	w.doesBox = newCappedScroll(w.doesTheme, partMinWidth, partMaxHeight)
 	w.impactKey = widget.NewLabelWithStyle("Impact", fyne.TextAlignLeading, bold)
 	w.impact = widget.NewRichText()
 	w.impact.Wrapping = fyne.TextWrapWord
@@ -193,7 +194,7 @@ func (w *popup) build() {
 	form := container.New(layout.NewFormLayout(),
 		key("From"), w.agent,
 		w.subjectKey, subjectBox,
-		w.doesKey, doesBox,
+		w.doesKey, w.doesBox,
 		w.impactKey, w.impactBox,
 		key("Folder"), w.cwd,
 		key("Why"), w.why,
@@ -299,7 +300,6 @@ func (w *popup) refresh() {
 	}
 	w.showList()
 	w.updateTimes()
-	w.relayout()
 	if !w.visible {
 		w.win.SetContent(w.content)
 		w.win.Show()
@@ -309,6 +309,10 @@ func (w *popup) refresh() {
 	} else if w.win.Content() != w.content {
 		w.win.SetContent(w.content)
 	}
+	// Once more now that every part has its width: a wrapped text's
+	// height depends on it, and the first layout of a view measures
+	// before it (a short command then sat over a gap).
+	w.relayout()
 	if changed {
 		w.arm()
 	}
@@ -531,10 +535,10 @@ func (w *popup) showDoes(a app.Approval) {
 	w.doesTheme.Refresh() // the compact theme for the new rows
 	if len(w.does.Objects) > 0 {
 		w.doesKey.Show()
-		w.does.Show()
+		w.doesBox.Show()
 	} else {
 		w.doesKey.Hide()
-		w.does.Hide()
+		w.doesBox.Hide()
 	}
 }
 

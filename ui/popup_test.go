@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agatehq/agate/app"
@@ -685,8 +686,14 @@ func TestPopupOlderApprovalFallsBack(t *testing.T) {
 		synctest.Wait()
 		w := p.popup
 		onUI(p, func() {
-			if !w.doesKey.Hidden || !w.impactKey.Hidden || !w.rememberRow.Hidden {
+			if !w.doesKey.Hidden || w.doesBox.Visible() || !w.impactKey.Hidden || !w.rememberRow.Hidden {
 				t.Errorf("hidden: commands %v, impact %v, remember %v", w.doesKey.Hidden, w.impactKey.Hidden, w.rememberRow.Hidden)
+			}
+			// No gap under the command where the rows it lacks would be.
+			d := fyne.CurrentApp().Driver()
+			under := d.AbsolutePositionForObject(w.subject).Y + w.subject.Size().Height
+			if gap := d.AbsolutePositionForObject(w.cwd).Y - under; gap > theme.Padding()+1 {
+				t.Errorf("%.0f px between the command and the folder", gap)
 			}
 			if w.why.Text != "the rule asks" || !strings.Contains(w.details.Text, "records bash:deletes+network") {
 				t.Errorf("why %q, details %q", w.why.Text, w.details.Text)
