@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,9 +62,7 @@ var remembering = []app.Scope{app.ScopeRun, app.ScopeSession, app.ScopeAlways}
 
 // remembers reports whether an allow at scope records one of the
 // approval's Remember grants.
-func remembers(scope app.Scope) bool {
-	return scope == app.ScopeRun || scope == app.ScopeSession || scope == app.ScopeAlways
-}
+func remembers(scope app.Scope) bool { return slices.Contains(remembering, scope) }
 
 // The popup's sizes: its window at first, the command shown whole up to a
 // few lines, the list of waiting calls down to one row.
