@@ -125,8 +125,11 @@ var segments = map[rune]string{
 	'5': "afgcd", '6': "afgedc", '7': "abc", '8': "abcdefg", '9': "abcdfg",
 }
 
-func digit(ch rune, x0, y0, w, h float64) shape {
-	t := w * 0.26 // stroke
+// digit draws one badge glyph in the box (x0, y0)-(x0+w, y0+h) with
+// strokes t thick. The tray shows the icon at 22 to 32 pixels: a stroke
+// must stay two pixels wide there, and "1" is drawn as a one (a centred
+// stem with a flag and a foot), not as a seven-segment pair of bars.
+func digit(ch rune, x0, y0, w, h, t float64) shape {
 	r := t / 2
 	seg := map[rune]shape{
 		'a': rrect(x0, y0, x0+w, y0+t, r),
@@ -137,8 +140,16 @@ func digit(ch rune, x0, y0, w, h float64) shape {
 		'e': rrect(x0, y0+h/2-t/2, x0+t, y0+h, r),
 		'c': rrect(x0+w-t, y0+h/2-t/2, x0+w, y0+h, r),
 	}
-	if ch == '+' {
-		return union(rrect(x0, y0+h/2-t/2, x0+w, y0+h/2+t/2, r), rrect(x0+w/2-t/2, y0+h*0.2, x0+w/2+t/2, y0+h*0.8, r))
+	switch ch {
+	case '+':
+		return union(rrect(x0, y0+h/2-t/2, x0+w, y0+h/2+t/2, r), rrect(x0+w/2-t/2, y0+h/2-w/2, x0+w/2+t/2, y0+h/2+w/2, r))
+	case '1':
+		mid := x0 + w/2
+		return union(
+			rrect(mid-t/2, y0, mid+t/2, y0+h, r),         // stem
+			rrect(mid-w*0.42, y0, mid+t/2, y0+t, r),      // flag
+			rrect(x0+w*0.08, y0+h-t, x0+w*0.92, y0+h, r), // foot
+		)
 	}
 	var ss []shape
 	for _, s := range segments[ch] {
@@ -147,19 +158,23 @@ func digit(ch rune, x0, y0, w, h float64) shape {
 	return union(ss...)
 }
 
-// countBadge is a red disc at the top right with n (or "9+") in white.
+// countBadge is a red disc at the top right with n (or "9+") in white,
+// as large as the gate leaves room for.
 func countBadge(n int) []layer {
 	text := strconv.Itoa(n)
 	if n > 9 {
 		text = "9+"
 	}
-	ls := []layer{{circle(0.74, 0.26, 0.26), white}, {circle(0.74, 0.26, 0.22), badge}}
-	w, h := 0.13, 0.24
-	gap := 0.03
+	const cx, cy = 0.70, 0.30
+	ls := []layer{{circle(cx, cy, 0.30), white}, {circle(cx, cy, 0.26), badge}}
+	w, h, t, gap := 0.17, 0.30, 0.075, 0.0
+	if len(text) > 1 {
+		w, h, t, gap = 0.13, 0.24, 0.06, 0.03
+	}
 	total := float64(len(text))*w + float64(len(text)-1)*gap
-	x := 0.74 - total/2
+	x := cx - total/2
 	for _, ch := range text {
-		ls = append(ls, layer{digit(ch, x, 0.26-h/2, w, h), white})
+		ls = append(ls, layer{digit(ch, x, cy-h/2, w, h, t), white})
 		x += w + gap
 	}
 	return ls

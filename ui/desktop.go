@@ -22,6 +22,10 @@ type Desktop struct {
 	settings atomic.Pointer[Settings] // made on first use: most runs never open it
 	logf     func(format string, args ...any)
 
+	// setItem sets the tray item's title, tooltip and status (Run sets it;
+	// nil under the test driver, which has no tray).
+	setItem func(title, tooltip, status string)
+
 	// Fyne's goroutine only:
 	last     *trayInput
 	lastIcon string
@@ -53,6 +57,7 @@ func (u *Desktop) Settings() *Settings {
 		return s
 	}
 	s := NewSettings(u.fa, u.d, u.logf)
+	s.ended = &u.Prompter.ended // one loop: when it ends, both windows are left alone
 	u.settings.Store(s)
 	return s
 }
@@ -111,6 +116,19 @@ func (u *Desktop) showTray(in trayInput) {
 		u.lastIcon = name
 	}
 	desk.SetSystemTrayMenu(trayMenu(in, u.actions()))
+	if u.setItem != nil {
+		u.setItem(trayItem(in))
+	}
+}
+
+// tapped is a click on the tray icon: the popup when calls wait, else the
+// activity (what agate decided lately). It runs on the tray's goroutine.
+func (u *Desktop) tapped() {
+	if u.Prompter.Len() > 0 {
+		u.Prompter.Show()
+		return
+	}
+	u.Prompter.do(func() { u.Settings().Show(TabActivity) })
 }
 
 // TrayMenu is the tray menu as it is now (for tests and the screenshot).
@@ -124,8 +142,15 @@ func (u *Desktop) actions() trayActions {
 		activity: func() { u.Settings().Show(TabActivity) },
 		pause:    func() { u.report(pause(u.d)) },
 		resume:   func() { u.report(resume(u.d)) },
-		quit:     u.fa.Quit,
+		quit:     u.quit,
 	}
+}
+
+// quit ends the app. The widgets are left alone from here on: Fyne would
+// run what is handed to it after its loop, off its thread.
+func (u *Desktop) quit() {
+	u.Prompter.endUI()
+	u.fa.Quit()
 }
 
 // report shows an error from a tray action in the settings panel, where

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/api"
 )
 
 // newTestDaemon makes a daemon on temp files with config as its
@@ -119,4 +120,54 @@ func onUI(p *Prompter, fn func()) {
 	p.uiMu.Lock()
 	defer p.uiMu.Unlock()
 	fn()
+}
+
+// shellCall is a shell call that asks as the daemon describes one: two
+// simple commands, one free and one that asks, what is at the paths it
+// deletes (one outside the project), and what an answer may remember,
+// narrowest first.
+func shellCall(id, agent string) app.Approval {
+	a := approval(id, agent, "git status && rm -rf build /tmp/agate-cache", app.ScopeOnce, app.ScopeRun, app.ScopeSession, app.ScopeSessionAny, app.ScopeAlways, app.ScopeDeny)
+	a.Risks = []string{"deletes"}
+	a.Layer, a.Rule, a.Source = "risk", "", ""
+	a.Reason = "the command deletes files"
+	a.Grant = "bash:deletes"
+	a.Why = "rm -rf deletes 1,214 files, some of them outside the project."
+	a.Commands = []api.CommandInfo{
+		{Text: "git status", Prefix: []string{"git", "status"}, Free: true,
+			Effects: []api.EffectInfo{{Kind: "read", Path: "/home/me/project", Text: "reads the repository in /home/me/project"}}},
+		{Text: "rm -rf build /tmp/agate-cache", Prefix: []string{"rm"},
+			Effects: []api.EffectInfo{
+				{Kind: "delete", Path: "/home/me/project/build", Text: "deletes /home/me/project/build and everything in it"},
+				{Kind: "delete", Path: "/tmp/agate-cache", Text: "deletes /tmp/agate-cache and everything in it", Outside: true},
+			},
+			Why: "it deletes files, some outside the project"},
+	}
+	a.Impact = &api.Impact{Paths: []api.PathImpact{
+		{Path: "/home/me/project/build", Exists: true, Dir: true, Files: 214, Bytes: 18_400_000, Names: []string{"agate", "agate-cli", "obj/"}, Recoverable: false},
+		{Path: "/tmp/agate-cache", Exists: true, Dir: true, Files: 1000, Bytes: 2_300_000_000, More: true, Outside: true, Names: []string{"go-build/", "mesa_shader_cache/"}},
+	}}
+	a.Remember = []api.Remember{
+		{Grant: "bash(rm) delete=/home/me/project/build delete=/tmp/agate-cache", Text: "rm deleting under build/ and /tmp/agate-cache"},
+		{Grant: "bash(rm) delete=/home/me/project delete=/tmp", Text: "rm deleting anywhere in the project and in /tmp"},
+		{Grant: "bash:deletes", Text: "any bash command whose only risk is deleting files", Broad: true},
+	}
+	return a
+}
+
+// webCall is a call of another tool, headless, that sends data to a host.
+func webCall(id, agent string) app.Approval {
+	a := approval(id, agent, "https://paste.example.com/api/upload", app.ScopeOnce, app.ScopeSession, app.ScopeAlways, app.ScopeDeny)
+	a.Tool, a.Category = "WebFetch", "web"
+	a.Args = map[string]any{"url": "https://paste.example.com/api/upload", "method": "POST"}
+	a.Risks = []string{"network"}
+	a.Headless = true
+	a.Why = "It sends data to paste.example.com, a host you have not trusted."
+	a.Effects = []api.EffectInfo{{Kind: "upload", Host: "paste.example.com", Text: "sends a request body to paste.example.com"}}
+	a.Impact = &api.Impact{Hosts: []api.HostImpact{{Host: "paste.example.com", Sends: true}}}
+	a.Remember = []api.Remember{
+		{Grant: "web_fetch upload=paste.example.com", Text: "sending to paste.example.com"},
+		{Grant: "web_fetch", Text: "WebFetch with any parameters", Broad: true},
+	}
+	return a
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,7 +43,7 @@ var (
 		app.ScopeOnce:       "Allow once",
 		app.ScopeRun:        "Allow for this run",
 		app.ScopeSession:    "Allow for this session",
-		app.ScopeSessionAny: "Any parameters (session)",
+		app.ScopeSessionAny: "Any parameters (session, broad)",
 		app.ScopeAlways:     "Always allow",
 	}
 	allowKeys = map[app.Scope]fyne.KeyName{
@@ -52,6 +53,24 @@ var (
 		app.ScopeSessionAny: fyne.KeyP,
 		app.ScopeAlways:     fyne.KeyA,
 	}
+)
+
+// remembering are the allow answers that record a grant, in the order of
+// their buttons; "once" records nothing and "any parameters" its own broad
+// grant.
+var remembering = []app.Scope{app.ScopeRun, app.ScopeSession, app.ScopeAlways}
+
+// remembers reports whether an allow at scope records one of the
+// approval's Remember grants.
+func remembers(scope app.Scope) bool { return slices.Contains(remembering, scope) }
+
+// The popup's sizes: its window at first, the command shown whole up to a
+// few lines, the list of waiting calls down to one row.
+var (
+	popupSize       = fyne.NewSize(900, 740)
+	subjectMaxLines = float32(4)
+	partMaxHeight   = float32(220)
+	partMinWidth    = float32(600)
 )
 
 // popup is the approval window: the call in front in detail, the others
@@ -67,22 +86,45 @@ type popup struct {
 	current string          // the id shown in detail
 	ticked  map[string]bool // ticked in the list
 
-	armed   bool // the allow buttons answer
-	armGen  int  // which arming the pending timer belongs to
-	tick    *time.Timer
-	content fyne.CanvasObject // the view with calls
-	empty   fyne.CanvasObject // the view with none
+	armed       bool // the allow buttons answer
+	armGen      int  // which arming the pending timer belongs to
+	tick        *time.Timer
+	content     *fyne.Container          // the view with calls: middle over bottom
+	middle      *fyne.Container          // the list of calls waiting over the call in detail
+	bottom      *fyne.Container          // the answers
+	bottomTheme *container.ThemeOverride // bottom, drawn compact
+	empty       fyne.CanvasObject        // the view with none
 
-	heading, countdown                *widget.Label
-	agent, tool, cwd, why, subjectKey *widget.Label
-	subject, args                     *widget.Label
-	chips                             *fyne.Container
-	reason                            *reasonEntry
-	deny                              *keyButton
-	allow                             map[app.Scope]*allowButton
-	buttons                           *fyne.Container
+	// The call in detail.
+	detail             *fyne.Container          // everything below, in its scroll
+	detailTheme        *container.ThemeOverride // detail, drawn compact
+	doesTheme          *container.ThemeOverride // does, drawn compact
+	doesBox            fyne.CanvasObject        // doesTheme, capped and scrolled: the row's cell
+	heading, countdown *widget.Label
+	headless           *fyne.Container // the banner for a headless run
+	headlessText       *widget.Label
+	agent, cwd, why    *widget.Label
+	subjectKey         *widget.Label
+	subject            *widget.Label
+	doesKey, impactKey *widget.Label
+	does               *fyne.Container // per command (or effect): a mark and what it does
+	impact             *widget.RichText
+	impactBox          fyne.CanvasObject
+	chips              *fyne.Container
+	details, args      *widget.Label
 
-	batch                                  *fyne.Container
+	// The answers.
+	reason         *reasonEntry
+	rememberRow    *fyne.Container
+	remember       *widget.Select
+	rememberChoice int // index into the current call's Remember; -1 none chosen
+	deny           *keyButton
+	allow          map[app.Scope]*allowButton
+	buttons        *fyne.Container // Deny and Allow once
+	rememberBtns   *fyne.Container // the answers that remember
+
+	batch                                  *container.ThemeOverride // the list, drawn compact; hidden when one call waits
+	rowsScroll                             *container.Scroll
 	batchHeading                           *widget.Label
 	rows                                   *fyne.Container
 	allowTicked, allowAll                  *allowButton
@@ -91,10 +133,10 @@ type popup struct {
 }
 
 func newPopup(a fyne.App, p *Prompter) *popup {
-	w := &popup{p: p, win: a.NewWindow(PopupTitle), ticked: map[string]bool{}, allow: map[app.Scope]*allowButton{}}
+	w := &popup{p: p, win: a.NewWindow(PopupTitle), ticked: map[string]bool{}, allow: map[app.Scope]*allowButton{}, rememberChoice: -1}
 	w.build()
 	w.win.SetContent(w.empty)
-	w.win.Resize(fyne.NewSize(780, 620))
+	w.win.Resize(popupSize)
 	w.win.SetCloseIntercept(w.closeRequested)
 	c := w.win.Canvas()
 	c.SetOnTypedKey(func(ev *fyne.KeyEvent) { w.key(ev) })
@@ -107,38 +149,60 @@ func newPopup(a fyne.App, p *Prompter) *popup {
 
 func (w *popup) build() {
 	bold := fyne.TextStyle{Bold: true}
-	w.heading = widget.NewLabelWithStyle("", fyne.TextAlignLeading, bold)
-	w.heading.Wrapping = fyne.TextWrapWord
+	mono := fyne.TextStyle{Monospace: true}
+	wrapped := func(style fyne.TextStyle) *widget.Label {
+		l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, style)
+		l.Wrapping = fyne.TextWrapWord
+		return l
+	}
+	w.heading = wrapped(bold)
 	w.countdown = widget.NewLabelWithStyle("", fyne.TextAlignTrailing, bold)
-	w.agent = widget.NewLabel("")
-	w.tool = widget.NewLabel("")
+	w.chips = container.NewHBox()
+	w.headlessText = wrapped(bold)
+	w.headless = container.NewStack(canvas.NewRectangle(color.NRGBA{214, 140, 0, 90}), w.headlessText)
+	w.agent = wrapped(fyne.TextStyle{})
 	w.cwd = widget.NewLabel("")
 	w.cwd.Wrapping = fyne.TextWrapBreak
-	w.why = widget.NewLabel("")
-	w.why.Wrapping = fyne.TextWrapWord
+	w.why = wrapped(fyne.TextStyle{})
 	w.subjectKey = widget.NewLabelWithStyle("Command", fyne.TextAlignLeading, bold)
-	// The subject in full: wrapped and scrolled, never cut.
-	w.subject = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	// The subject in full: wrapped, and scrolled past a few lines, never cut.
+	w.subject = widget.NewLabelWithStyle("", fyne.TextAlignLeading, mono)
 	w.subject.Wrapping = fyne.TextWrapBreak
 	w.subject.Selectable = true
-	subjectScroll := container.NewVScroll(w.subject)
-	subjectScroll.SetMinSize(fyne.NewSize(560, 96))
-	w.args = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	line := fyne.MeasureText("M", theme.TextSize(), mono).Height + theme.LineSpacing()
+	subjectBox := newCappedScroll(w.subject, partMinWidth, subjectMaxLines*line+2*theme.InnerPadding())
+	w.doesKey = widget.NewLabelWithStyle("Commands", fyne.TextAlignLeading, bold)
+	w.does = container.New(layout.NewFormLayout())
+	// Its rows are made per call: its own theme override gives them the
+	// detail's compact theme without refreshing the rest of the detail.
+	w.doesTheme = container.NewThemeOverride(w.does, compactTheme{})
+	w.doesBox = newCappedScroll(w.doesTheme, partMinWidth, partMaxHeight)
+	w.impactKey = widget.NewLabelWithStyle("Impact", fyne.TextAlignLeading, bold)
+	w.impact = widget.NewRichText()
+	w.impact.Wrapping = fyne.TextWrapWord
+	w.impactBox = newCappedScroll(w.impact, partMinWidth, partMaxHeight/2)
+
+	w.details = wrapped(fyne.TextStyle{})
+	w.args = widget.NewLabelWithStyle("", fyne.TextAlignLeading, mono)
 	w.args.Wrapping = fyne.TextWrapBreak
 	w.args.Selectable = true
-	argsScroll := container.NewVScroll(w.args)
-	argsScroll.SetMinSize(fyne.NewSize(560, 120))
-	argsBox := widget.NewAccordion(widget.NewAccordionItem("All arguments", argsScroll))
-	w.chips = container.NewHBox()
+	detailsBox := widget.NewAccordion(widget.NewAccordionItem("Details: layer, rule, all arguments",
+		container.NewVBox(w.details, newCappedScroll(w.args, partMinWidth, partMaxHeight))))
 
 	key := func(s string) *widget.Label { return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, bold) }
 	form := container.New(layout.NewFormLayout(),
-		key("Agent"), w.agent,
-		key("Tool"), w.tool,
-		w.subjectKey, subjectScroll,
+		key("From"), w.agent,
+		w.subjectKey, subjectBox,
+		w.doesKey, w.doesBox,
+		w.impactKey, w.impactBox,
 		key("Folder"), w.cwd,
-		key("Risks"), w.chips,
 		key("Why"), w.why,
+	)
+	w.detail = container.NewVBox(
+		container.NewBorder(nil, nil, nil, w.countdown, container.NewBorder(nil, nil, nil, w.chips, w.heading)),
+		w.headless,
+		form,
+		detailsBox,
 	)
 
 	w.reason = newReasonEntry(w)
@@ -150,7 +214,11 @@ func (w *popup) build() {
 		scope := s
 		w.allow[s] = newAllowButton(allowLabels[s], func() { w.allowCurrent(scope) }, w.key)
 	}
-	w.buttons = container.NewGridWithColumns(1)
+	w.buttons = container.NewGridWithColumns(2, w.deny, w.allow[app.ScopeOnce])
+	w.remember = widget.NewSelect(nil, w.onRemember)
+	w.remember.PlaceHolder = "Choose what to remember"
+	w.rememberRow = container.NewBorder(nil, nil, key("Remember"), nil, w.remember)
+	w.rememberBtns = container.New(fillRow{}, w.allow[app.ScopeRun], w.allow[app.ScopeSession], w.allow[app.ScopeAlways], w.allow[app.ScopeSessionAny])
 	hint := widget.NewLabelWithStyle("Enter or Escape denies. Allow: click, or Alt+O once, Alt+R run, Alt+S session, Alt+P any parameters, Alt+A always.",
 		fyne.TextAlignLeading, fyne.TextStyle{})
 	hint.Wrapping = fyne.TextWrapWord
@@ -160,9 +228,9 @@ func (w *popup) build() {
 
 	// The list of every call waiting, when there are several.
 	w.batchHeading = widget.NewLabelWithStyle("", fyne.TextAlignLeading, bold)
+	w.batchHeading.Wrapping = fyne.TextWrapWord
 	w.rows = container.NewVBox()
-	rowsScroll := container.NewVScroll(w.rows)
-	rowsScroll.SetMinSize(fyne.NewSize(560, 130))
+	w.rowsScroll = container.NewVScroll(w.rows)
 	w.allowTicked = newAllowButton("Allow ticked (once)", func() { w.answerBatch(true, false) }, w.key)
 	w.allowAll = newAllowButton("Allow all (once)", func() { w.answerBatch(true, true) }, w.key)
 	w.denyTicked = newKeyButton("Deny ticked", func() { w.answerBatch(false, false) }, w.key)
@@ -172,21 +240,22 @@ func (w *popup) build() {
 	for _, b := range []*keyButton{w.tickAll, w.tickNone} {
 		b.Importance = widget.LowImportance
 	}
-	w.batch = container.NewVBox(
+	// The rows take the height the list is given; the rest is fixed.
+	w.batch = container.NewThemeOverride(container.NewBorder(
 		container.NewBorder(nil, nil, nil, container.NewHBox(w.tickAll, w.tickNone), w.batchHeading),
-		rowsScroll,
-		container.NewGridWithColumns(4, w.denyAll, w.denyTicked, w.allowTicked, w.allowAll),
-		widget.NewSeparator(),
-	)
+		container.NewVBox(
+			container.NewGridWithColumns(4, w.denyAll, w.denyTicked, w.allowTicked, w.allowAll),
+			widget.NewSeparator()),
+		nil, nil,
+		w.rowsScroll,
+	), compactTheme{})
 
-	top := container.NewVBox(
-		w.batch,
-		container.NewBorder(nil, nil, nil, w.countdown, w.heading),
-		form,
-		argsBox,
-	)
-	bottom := container.NewVBox(widget.NewSeparator(), w.reason, hint, w.buttons)
-	w.content = container.NewBorder(nil, bottom, nil, nil, container.NewVScroll(top))
+	w.detailTheme = container.NewThemeOverride(w.detail, compactTheme{})
+	w.middle = container.New(&listDetailLayout{rows: w.rowsScroll, rowsContent: w.rows, detail: w.detailTheme},
+		w.batch, container.NewVScroll(w.detailTheme))
+	w.bottom = container.NewVBox(widget.NewSeparator(), w.reason, w.rememberRow, w.rememberBtns, hint, w.buttons)
+	w.bottomTheme = container.NewThemeOverride(w.bottom, compactTheme{})
+	w.content = container.NewBorder(nil, w.bottomTheme, nil, nil, w.middle)
 
 	settings := widget.NewButton("Close", func() { w.hide() })
 	w.empty = container.NewCenter(container.NewVBox(
@@ -196,6 +265,9 @@ func (w *popup) build() {
 	))
 }
 
+// emptyTitle is the window's title with nothing waiting.
+const emptyTitle = "agate: no calls waiting"
+
 // refresh shows the queue as it is now: called after every change.
 func (w *popup) refresh() {
 	items := w.p.waiting()
@@ -204,7 +276,7 @@ func (w *popup) refresh() {
 		w.ticked = map[string]bool{}
 		w.stopTick()
 		if w.manual {
-			w.win.SetContent(w.empty)
+			w.showEmpty()
 			return
 		}
 		w.hide()
@@ -236,10 +308,32 @@ func (w *popup) refresh() {
 	} else if w.win.Content() != w.content {
 		w.win.SetContent(w.content)
 	}
+	// Once more now that every part has its width: a wrapped text's
+	// height depends on it, and the first layout of a view measures
+	// before it (a short command then sat over a gap).
+	w.relayout()
 	if changed {
 		w.arm()
 	}
 	w.startTick()
+}
+
+// relayout lays the view out again after parts were shown, hidden or
+// changed: the list gives way to the detail by their new sizes. It lays
+// out and refreshes no widget: a refresh measures every text again, and a
+// long command takes a second to measure.
+func (w *popup) relayout() {
+	if w.win.Content() != w.content {
+		return // SetContent lays it out, at the window's size
+	}
+	relayoutTree(w.content)
+	w.win.Canvas().Refresh(w.content)
+}
+
+// showEmpty shows the view with nothing waiting.
+func (w *popup) showEmpty() {
+	w.win.SetTitle(emptyTitle)
+	w.win.SetContent(w.empty)
 }
 
 // bringForward shows the popup in front: the tray's "Pending approvals",
@@ -247,7 +341,7 @@ func (w *popup) refresh() {
 func (w *popup) bringForward() {
 	w.manual = true
 	if len(w.p.waiting()) == 0 {
-		w.win.SetContent(w.empty)
+		w.showEmpty()
 		w.win.Show()
 		w.visible = true
 	} else {
@@ -299,6 +393,8 @@ func (w *popup) arm() {
 	})
 }
 
+// setArmed turns the allow buttons on or off. The ones that remember stay
+// off, armed or not, while nothing is chosen to remember.
 func (w *popup) setArmed(on bool) {
 	w.armed = on
 	buttons := []*allowButton{w.allowTicked, w.allowAll}
@@ -306,15 +402,40 @@ func (w *popup) setArmed(on bool) {
 		buttons = append(buttons, b)
 	}
 	for _, b := range buttons {
-		if on {
-			b.Enable()
-		} else {
-			b.Disable()
+		b.Disable()
+	}
+	if !on {
+		return
+	}
+	for _, b := range buttons {
+		b.Enable()
+	}
+	if !w.canRemember() {
+		for _, s := range remembering {
+			w.allow[s].Disable()
 		}
 	}
 }
 
-// showDetail fills the detail view with one call.
+// canRemember reports whether the call in detail has what a remembering
+// answer records: a chosen entry, or no entries (an older daemon, which
+// records its Grant).
+func (w *popup) canRemember() bool {
+	a, ok := w.shown()
+	return ok && (len(a.Remember) == 0 || w.rememberChoice >= 0)
+}
+
+// shown is the call in detail.
+func (w *popup) shown() (app.Approval, bool) {
+	for _, a := range w.items {
+		if a.ID == w.current {
+			return a, true
+		}
+	}
+	return app.Approval{}, false
+}
+
+// showDetail fills the detail view with one call, from its fields alone.
 func (w *popup) showDetail(a app.Approval) {
 	w.heading.SetText(headline(a))
 	who := orUnknown(a.Agent)
@@ -324,16 +445,32 @@ func (w *popup) showDetail(a app.Approval) {
 			who += " (run " + a.Run + ")"
 		}
 	}
-	w.agent.SetText(who)
-	w.tool.SetText(fmt.Sprintf("%s (%s)", a.Tool, a.Category))
+	w.agent.SetText(fmt.Sprintf("%s · tool %s (%s)", who, a.Tool, a.Category))
+	if a.Headless {
+		w.headlessText.SetText(fmt.Sprintf("Headless run: nobody is at %s's own prompt. Your answer here is the only one.", orUnknown(a.Agent)))
+		w.headless.Show()
+	} else {
+		w.headless.Hide()
+	}
 	w.subjectKey.SetText(subjectKind(a.Category))
 	subj := a.Subject
 	if subj == "" {
 		subj = "(no command, path or URL: see all arguments)"
 	}
 	w.subject.SetText(subj)
+	w.showDoes(a)
+	w.impact.Segments = impactSegments(a.Impact)
+	w.impact.Refresh()
+	if len(w.impact.Segments) > 0 {
+		w.impactKey.Show()
+		w.impactBox.Show()
+	} else {
+		w.impactKey.Hide()
+		w.impactBox.Hide()
+	}
 	w.cwd.SetText(a.Cwd)
-	w.why.SetText(whyText(a))
+	w.why.SetText(whySentence(a))
+	w.details.SetText(detailsText(a, -1))
 	w.args.SetText(argsText(a.Args))
 
 	w.chips.Objects = nil
@@ -343,24 +480,101 @@ func (w *popup) showDetail(a app.Approval) {
 	if a.Tainted {
 		w.chips.Add(chip("tainted", color.NRGBA{90, 90, 100, 255}))
 	}
-	if len(w.chips.Objects) == 0 {
-		w.chips.Add(widget.NewLabel("none seen"))
-	}
 	w.chips.Refresh()
 
 	offered := map[app.Scope]bool{}
 	for _, s := range a.Scopes {
 		offered[s] = true
 	}
-	objs := []fyne.CanvasObject{w.deny}
+	anyRemembering := false
 	for _, s := range allowScopes {
+		if s == app.ScopeOnce {
+			continue
+		}
 		if offered[s] {
-			objs = append(objs, w.allow[s])
+			w.allow[s].Show()
+			anyRemembering = anyRemembering || remembers(s)
+		} else {
+			w.allow[s].Hide()
 		}
 	}
-	w.buttons.Objects = objs
-	w.buttons.Layout = layout.NewGridLayoutWithColumns(len(objs))
+	if offered[app.ScopeOnce] {
+		w.buttons.Objects = []fyne.CanvasObject{w.deny, w.allow[app.ScopeOnce]}
+	} else {
+		w.buttons.Objects = []fyne.CanvasObject{w.deny}
+	}
+	w.buttons.Layout = layout.NewGridLayoutWithColumns(len(w.buttons.Objects))
 	w.buttons.Refresh()
+	w.rememberBtns.Refresh()
+	w.showRemember(a, anyRemembering)
+}
+
+// showDoes fills "Commands" (a shell call's simple commands, each marked
+// as asking, free or granted, with what it does) or "Does" (the effects of
+// another call); hidden when the approval carries neither.
+func (w *popup) showDoes(a app.Approval) {
+	w.does.Objects = nil
+	switch {
+	case len(a.Commands) > 0:
+		w.doesKey.SetText("Commands")
+		for _, c := range a.Commands {
+			mark, col := commandMark(c)
+			rt := widget.NewRichText(commandSegments(c)...)
+			rt.Wrapping = fyne.TextWrapWord
+			w.does.Add(container.NewVBox(chip(mark, col)))
+			w.does.Add(rt)
+		}
+	case len(a.Effects) > 0:
+		w.doesKey.SetText("Does")
+		rt := widget.NewRichText(effectsSegments(a.Effects)...)
+		rt.Wrapping = fyne.TextWrapWord
+		w.does.Add(layout.NewSpacer()) // no mark: the effects are the call's own
+		w.does.Add(rt)
+	}
+	w.doesTheme.Refresh() // the compact theme for the new rows
+	if len(w.does.Objects) > 0 {
+		w.doesKey.Show()
+		w.doesBox.Show()
+	} else {
+		w.doesKey.Hide()
+		w.doesBox.Hide()
+	}
+}
+
+// showRemember offers what a remembering answer records: the approval's
+// Remember entries in order, the narrowest that is not broad chosen. With
+// no remembering answer offered, or no entries (an older daemon), the row
+// is hidden.
+func (w *popup) showRemember(a app.Approval, offered bool) {
+	w.rememberChoice = -1
+	if !offered || len(a.Remember) == 0 {
+		w.rememberRow.Hide()
+		w.remember.SetOptions(nil)
+		return
+	}
+	w.remember.SetOptions(rememberOptions(a.Remember))
+	if i := defaultRemember(a.Remember); i >= 0 {
+		w.remember.SetSelectedIndex(i) // calls onRemember
+	} else {
+		w.remember.ClearSelected() // every entry is broad: the person chooses
+		w.details.SetText(detailsText(a, -1))
+	}
+	w.rememberRow.Show()
+}
+
+// onRemember is a choice in the Remember select.
+func (w *popup) onRemember(string) {
+	a, ok := w.shown()
+	i := w.remember.SelectedIndex()
+	if !ok || i < 0 || i >= len(a.Remember) {
+		w.rememberChoice = -1
+		return
+	}
+	w.rememberChoice = i
+	w.details.SetText(detailsText(a, i))
+	if w.armed {
+		w.setArmed(true)
+	}
 }
 
 // showList fills the list of waiting calls; hidden when only one waits.
@@ -388,8 +602,10 @@ func (w *popup) showList() {
 		objs = append(objs, container.NewBorder(nil, nil, check, nil, pick))
 	}
 	w.rows.Objects = objs
-	w.rows.Refresh()
 	w.batch.Show()
+	w.batch.Refresh() // the compact theme for the new rows
+	// The list scrolls down to one row when the detail needs the room.
+	w.rowsScroll.SetMinSize(fyne.NewSize(560, objs[0].MinSize().Height))
 }
 
 // pick shows another call in detail.
@@ -400,6 +616,7 @@ func (w *popup) pick(id string) {
 			w.showDetail(a)
 			w.showList()
 			w.updateTimes()
+			w.relayout()
 			w.arm()
 			return
 		}
@@ -425,7 +642,8 @@ func (w *popup) denyCurrent() {
 }
 
 // allowCurrent allows the call shown in detail at scope: only when armed
-// and the call offers that scope.
+// and the call offers that scope. A run, session or always answer carries
+// the grant chosen in the Remember select.
 func (w *popup) allowCurrent(scope app.Scope) {
 	if !w.armed || w.current == "" {
 		return
@@ -435,10 +653,19 @@ func (w *popup) allowCurrent(scope app.Scope) {
 			continue
 		}
 		for _, s := range a.Scopes {
-			if s == scope {
-				w.p.answer(a.ID, app.Answer{Verdict: policy.Allow, Scope: scope, Reason: w.takeReason()})
-				return
+			if s != scope {
+				continue
 			}
+			ans := app.Answer{Verdict: policy.Allow, Scope: scope}
+			if remembers(scope) && len(a.Remember) > 0 {
+				if w.rememberChoice < 0 || w.rememberChoice >= len(a.Remember) {
+					return // nothing chosen to remember
+				}
+				ans.Remember = a.Remember[w.rememberChoice].Grant
+			}
+			ans.Reason = w.takeReason()
+			w.p.answer(a.ID, ans)
+			return
 		}
 	}
 }
@@ -561,24 +788,6 @@ func subjectKind(category string) string {
 		return "Path"
 	}
 	return "Subject"
-}
-
-// whyText says which layer asked, by which rule, and why.
-func whyText(a app.Approval) string {
-	var b strings.Builder
-	b.WriteString(a.Reason)
-	b.WriteString("\n(layer: " + a.Layer)
-	if a.Rule != "" {
-		fmt.Fprintf(&b, "; rule %q", a.Rule)
-		if a.Source != "" {
-			b.WriteString(" from " + a.Source)
-		}
-	}
-	if a.Grant != "" {
-		b.WriteString("; a session or always answer records " + a.Grant)
-	}
-	b.WriteString(")")
-	return b.String()
 }
 
 func argsText(args any) string {

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -12,8 +13,11 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -37,8 +41,8 @@ func TestPopupShowsTheCall(t *testing.T) {
 			}
 			for _, c := range []struct{ name, got, want string }{
 				{"heading", w.heading.Text, "claude-code wants to run a command"},
-				{"agent", w.agent.Text, "claude-code · session s-claude-code (run 1)"},
-				{"tool", w.tool.Text, "Bash (shell)"},
+				{"agent", w.agent.Text, "claude-code · session s-claude-code (run 1) · tool Bash (shell)"},
+				{"why", w.why.Text, "the rule asks"},
 				{"subject key", w.subjectKey.Text, "Command"},
 				{"subject", w.subject.Text, long},
 				{"cwd", w.cwd.Text, "/home/me/project"},
@@ -48,9 +52,10 @@ func TestPopupShowsTheCall(t *testing.T) {
 					t.Errorf("%s = %q, want %q", c.name, ellipsis(c.got, 80), ellipsis(c.want, 80))
 				}
 			}
-			for _, want := range []string{"the rule asks", "layer: rule", `rule "ask shell *" from config.toml`, "bash:deletes+network"} {
-				if !strings.Contains(w.why.Text, want) {
-					t.Errorf("why = %q, want it to say %q", w.why.Text, want)
+			// The layer, rule and source are one click away, in Details.
+			for _, want := range []string{"the rule asks", "rule layer", `rule "ask shell *" from config.toml`, "bash:deletes+network"} {
+				if !strings.Contains(w.details.Text, want) {
+					t.Errorf("details = %q, want them to say %q", w.details.Text, want)
 				}
 			}
 			if got := chipTexts(w); strings.Join(got, ",") != "deletes,network,tainted" {
@@ -61,7 +66,7 @@ func TestPopupShowsTheCall(t *testing.T) {
 				t.Errorf("focus on %v; deny importance %v", w.win.Canvas().Focused(), w.deny.Importance)
 			}
 			// Only the offered answers have buttons: no "this run" here.
-			if got := buttonTexts(w); strings.Join(got, ",") != "Deny,Allow once,Allow for this session,Any parameters (session),Always allow" {
+			if got := buttonTexts(w); strings.Join(got, ",") != "Deny,Allow once,Allow for this session,Always allow,Any parameters (session, broad)" {
 				t.Errorf("buttons = %v", got)
 			}
 			n.mu.Lock()
@@ -106,9 +111,14 @@ func textsIn(o fyne.CanvasObject) []string {
 	return nil
 }
 
+// buttonTexts are the answers offered: Deny and Allow once, then the
+// ones that remember.
 func buttonTexts(w *popup) []string {
 	var out []string
-	for _, o := range w.buttons.Objects {
+	for _, o := range append(append([]fyne.CanvasObject(nil), w.buttons.Objects...), w.rememberBtns.Objects...) {
+		if !o.Visible() {
+			continue
+		}
 		switch b := o.(type) {
 		case *keyButton:
 			out = append(out, b.Text)
@@ -520,5 +530,342 @@ func TestPopupAnswersThroughTheDaemon(t *testing.T) {
 			t.Fatalf("Decide = %+v", resp)
 		}
 		d.Close()
+	})
+}
+
+// TestPopupLeftAloneOnceTheLoopEnds: on the way out (Quit), Close ends the
+// calls waiting; their rows must not leave the popup from the daemon's
+// goroutines, which Fyne would run off its thread once its loop stopped
+// ("Error in Fyne call thread" in the log).
+func TestPopupLeftAloneOnceTheLoopEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := test.NewTempApp(t)
+		p := NewPrompter(fa, PrompterOptions{})
+		r := ask(t.Context(), p, approval("1", "a", "rm x"))
+		synctest.Wait()
+		p.endUI()
+		p.Close()
+		synctest.Wait()
+		if !errors.Is(r.err, errClosed) {
+			t.Fatalf("Ask after Close = %v", r.err)
+		}
+		onUI(p, func() {
+			// Untouched: the refresh that would hide the window never ran.
+			if !p.popup.visible || len(p.popup.items) != 1 {
+				t.Errorf("the popup was refreshed after the loop ended: visible %v, %d items", p.popup.visible, len(p.popup.items))
+			}
+		})
+	})
+}
+
+// richLines are a rich text's lines: a paragraph ends at each segment that
+// is not inline.
+func richLines(rt *widget.RichText) []string {
+	var out []string
+	var b strings.Builder
+	for _, s := range rt.Segments {
+		b.WriteString(s.Textual())
+		if !s.Inline() {
+			out = append(out, b.String())
+			b.Reset()
+		}
+	}
+	if b.Len() > 0 {
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// doesRows are the "Commands" (or "Does") rows: each mark, then its lines.
+func doesRows(w *popup) []string {
+	var out []string
+	for _, o := range w.does.Objects {
+		switch v := o.(type) {
+		case *widget.RichText:
+			out = append(out, richLines(v)...)
+		case *fyne.Container:
+			for _, s := range textsIn(v) {
+				out = append(out, "["+s+"]")
+			}
+		}
+	}
+	return out
+}
+
+// TestPopupShowsWhatACallDoes: a shell call with two commands, one free
+// and one that asks, shows each command with what it does and why it asks,
+// what is at the paths it deletes (the one outside the project marked),
+// why in one sentence, and the layer and rule one click away: every text
+// as the approval carries it.
+func TestPopupShowsWhatACallDoes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := test.NewTempApp(t)
+		p := NewPrompter(fa, PrompterOptions{})
+		defer p.Close()
+		a := shellCall("1", "claude-code")
+		ask(t.Context(), p, a)
+		synctest.Wait()
+		w := p.popup
+		onUI(p, func() {
+			want := []string{
+				"[free]",
+				"git status",
+				"· reads the repository in /home/me/project",
+				"[asks]",
+				"rm -rf build /tmp/agate-cache",
+				"· deletes /home/me/project/build and everything in it",
+				"· deletes /tmp/agate-cache and everything in it (outside the project)",
+				"Asks: it deletes files, some outside the project",
+			}
+			if got := doesRows(w); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if w.doesKey.Text != "Commands" || w.doesKey.Hidden {
+				t.Errorf("commands key %q hidden %v", w.doesKey.Text, w.doesKey.Hidden)
+			}
+			wantImpact := []string{
+				"/home/me/project/build: a folder of 214 files, 18 MB",
+				"    agate, agate-cli, obj/, …",
+				"/tmp/agate-cache: a folder of more than 1000 files, 2.3 GB (outside the project)",
+				"    go-build/, mesa_shader_cache/, …",
+			}
+			if got := richLines(w.impact); strings.Join(got, "\n") != strings.Join(wantImpact, "\n") {
+				t.Errorf("impact:\n%s", strings.Join(got, "\n"))
+			}
+			if w.why.Text != a.Why {
+				t.Errorf("why = %q, want the approval's %q", w.why.Text, a.Why)
+			}
+			for _, s := range []string{"Decided by the risk layer", "Reason: the command deletes files", a.Remember[0].Grant} {
+				if !strings.Contains(w.details.Text, s) {
+					t.Errorf("details = %q, want %q in them", w.details.Text, s)
+				}
+			}
+			if !w.headless.Hidden {
+				t.Error("a run with a person at the agent's prompt flagged headless")
+			}
+		})
+	})
+}
+
+// TestPopupShowsAHeadlessCallOfAnotherTool: a web call shows its effects
+// and the host it sends data to, and the headless run is flagged.
+func TestPopupShowsAHeadlessCallOfAnotherTool(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := test.NewTempApp(t)
+		p := NewPrompter(fa, PrompterOptions{})
+		defer p.Close()
+		ask(t.Context(), p, webCall("1", "gemini"))
+		synctest.Wait()
+		w := p.popup
+		onUI(p, func() {
+			if got := strings.Join(doesRows(w), "\n"); w.doesKey.Text != "Does" || got != "· sends a request body to paste.example.com" {
+				t.Errorf("%s: %q", w.doesKey.Text, got)
+			}
+			if got := strings.Join(richLines(w.impact), "\n"); got != "paste.example.com: reached, and data is sent to it" {
+				t.Errorf("impact: %q", got)
+			}
+			if w.headless.Hidden || !strings.Contains(w.headlessText.Text, "nobody is at gemini's own prompt") {
+				t.Errorf("headless banner hidden %v: %q", w.headless.Hidden, w.headlessText.Text)
+			}
+			if w.subjectKey.Text != "URL" {
+				t.Errorf("subject key %q", w.subjectKey.Text)
+			}
+		})
+	})
+}
+
+// TestPopupOlderApprovalFallsBack: an approval without the new fields (an
+// older daemon) shows its reason as why, no commands, no impact, no
+// Remember row, and its Grant in the details.
+func TestPopupOlderApprovalFallsBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := test.NewTempApp(t)
+		p := NewPrompter(fa, PrompterOptions{})
+		defer p.Close()
+		ask(t.Context(), p, approval("1", "codex", "rm -rf build"))
+		synctest.Wait()
+		w := p.popup
+		onUI(p, func() {
+			if !w.doesKey.Hidden || w.doesBox.Visible() || !w.impactKey.Hidden || !w.rememberRow.Hidden {
+				t.Errorf("hidden: commands %v, impact %v, remember %v", w.doesKey.Hidden, w.impactKey.Hidden, w.rememberRow.Hidden)
+			}
+			// No gap under the command where the rows it lacks would be.
+			d := fyne.CurrentApp().Driver()
+			under := d.AbsolutePositionForObject(w.subject).Y + w.subject.Size().Height
+			if gap := d.AbsolutePositionForObject(w.cwd).Y - under; gap > theme.Padding()+1 {
+				t.Errorf("%.0f px between the command and the folder", gap)
+			}
+			if w.why.Text != "the rule asks" || !strings.Contains(w.details.Text, "records bash:deletes+network") {
+				t.Errorf("why %q, details %q", w.why.Text, w.details.Text)
+			}
+		})
+	})
+}
+
+// TestPopupRememberCarriesTheChosenGrant: the Remember select lists what
+// an answer may record, narrowest first and broad ones marked; the first
+// is chosen; a run, session or always answer carries the grant chosen,
+// once and any parameters carry none.
+func TestPopupRememberCarriesTheChosenGrant(t *testing.T) {
+	a := shellCall("1", "claude-code")
+	for _, tt := range []struct {
+		name   string
+		choose int // -1: leave the default
+		scope  app.Scope
+		want   string
+	}{
+		{"session, default", -1, app.ScopeSession, a.Remember[0].Grant},
+		{"this run, default", -1, app.ScopeRun, a.Remember[0].Grant},
+		{"always, widened", 1, app.ScopeAlways, a.Remember[1].Grant},
+		{"session, widened to broad", 2, app.ScopeSession, a.Remember[2].Grant},
+		{"once remembers nothing", 2, app.ScopeOnce, ""},
+		{"any parameters records its own", 1, app.ScopeSessionAny, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fa := test.NewTempApp(t)
+				p := NewPrompter(fa, PrompterOptions{})
+				defer p.Close()
+				a := shellCall("1", "claude-code")
+				a.Tainted = true
+				r := ask(t.Context(), p, a)
+				synctest.Wait()
+				time.Sleep(armDelay)
+				synctest.Wait()
+				w := p.popup
+				onUI(p, func() {
+					want := []string{
+						"rm deleting under build/ and /tmp/agate-cache",
+						"rm deleting anywhere in the project and in /tmp",
+						"any bash command whose only risk is deleting files (broad)",
+					}
+					if strings.Join(w.remember.Options, "|") != strings.Join(want, "|") {
+						t.Errorf("options %q", w.remember.Options)
+					}
+					if w.remember.Selected != want[0] || w.rememberRow.Hidden {
+						t.Errorf("chosen %q (row hidden %v), want the narrowest", w.remember.Selected, w.rememberRow.Hidden)
+					}
+					if tt.choose >= 0 {
+						w.remember.SetSelectedIndex(tt.choose)
+					}
+					test.Tap(w.allow[tt.scope])
+				})
+				synctest.Wait()
+				if !r.finished() || r.ans.Verdict != policy.Allow || r.ans.Scope != tt.scope || r.ans.Remember != tt.want {
+					t.Fatalf("answer %+v (finished %v), want %s remembering %q", r.ans, r.finished(), tt.scope, tt.want)
+				}
+			})
+		})
+	}
+}
+
+// TestPopupBroadIsNeverTheDefault: a broad entry is never chosen for the
+// person, first or not; with only broad entries nothing is chosen and the
+// remembering answers stay off (clicks and shortcuts alike) until the
+// person chooses one.
+func TestPopupBroadIsNeverTheDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := test.NewTempApp(t)
+		p := NewPrompter(fa, PrompterOptions{})
+		defer p.Close()
+		a := shellCall("1", "claude-code")
+		a.Remember = []api.Remember{
+			{Grant: "bash:deletes", Text: "bash commands that delete", Broad: true},
+			{Grant: "bash(rm) delete=/home/me/project/build", Text: "rm deleting under build/"},
+		}
+		b := shellCall("2", "claude-code")
+		b.Remember = []api.Remember{
+			{Grant: "bash:deletes", Text: "bash commands that delete", Broad: true},
+			{Grant: "*", Text: "every tool", Broad: true},
+		}
+		r1 := ask(t.Context(), p, a)
+		synctest.Wait()
+		r2 := ask(t.Context(), p, b)
+		synctest.Wait()
+		time.Sleep(armDelay)
+		synctest.Wait()
+		w := p.popup
+		onUI(p, func() {
+			if w.current != "1" || w.remember.SelectedIndex() != 1 {
+				t.Errorf("call 1: chosen %d %q, want the one that is not broad", w.remember.SelectedIndex(), w.remember.Selected)
+			}
+			test.Tap(w.allow[app.ScopeSession])
+		})
+		synctest.Wait()
+		if r1.ans.Remember != a.Remember[1].Grant {
+			t.Errorf("call 1 answered %+v", r1.ans)
+		}
+		time.Sleep(armDelay)
+		synctest.Wait()
+		onUI(p, func() {
+			if w.current != "2" || w.remember.SelectedIndex() != -1 {
+				t.Fatalf("call 2: chosen %d", w.remember.SelectedIndex())
+			}
+			for _, s := range remembering {
+				if !w.allow[s].Disabled() {
+					t.Errorf("%s is active with nothing chosen to remember", s)
+				}
+			}
+			if w.allow[app.ScopeOnce].Disabled() {
+				t.Error("Allow once is off too")
+			}
+			w.win.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierAlt})
+		})
+		synctest.Wait()
+		if r2.finished() {
+			t.Fatalf("Alt+S answered with nothing chosen: %+v", r2.ans)
+		}
+		onUI(p, func() {
+			w.remember.SetSelectedIndex(0)
+			if w.allow[app.ScopeSession].Disabled() {
+				t.Error("still off once chosen")
+			}
+			test.Tap(w.allow[app.ScopeSession])
+		})
+		synctest.Wait()
+		if r2.ans.Remember != "bash:deletes" || r2.ans.Scope != app.ScopeSession {
+			t.Errorf("call 2 answered %+v", r2.ans)
+		}
+	})
+}
+
+// TestPopupDetailReadableWithCallsWaiting: with two calls waiting, then
+// six, the call in detail keeps the height it needs, in the window as it
+// opens: nothing of it is cut or pushed under the answers; the list gives
+// way and scrolls.
+func TestPopupDetailReadableWithCallsWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := test.NewTempApp(t)
+		p := NewPrompter(fa, PrompterOptions{})
+		defer p.Close()
+		ask(t.Context(), p, shellCall("1", "claude-code"))
+		synctest.Wait()
+		for i, n := range []int{2, 6} {
+			for len(p.waiting()) < n {
+				ask(t.Context(), p, webCall(fmt.Sprintf("w%d", len(p.waiting())), "gemini"))
+				synctest.Wait()
+			}
+			w := p.popup
+			onUI(p, func() {
+				w.win.Resize(popupSize)
+				if w.current != "1" || w.batch.Hidden {
+					t.Fatalf("%d waiting: current %q, list hidden %v", n, w.current, w.batch.Hidden)
+				}
+				// The detail's scroll shows it whole.
+				scroll := w.middle.Objects[1]
+				if got, need := scroll.Size().Height, w.detailTheme.MinSize().Height; got < need {
+					t.Errorf("%d waiting: the detail has %.0f px of the %.0f it needs", n, got, need)
+				}
+				// Its last rows end above the answers.
+				d := fyne.CurrentApp().Driver()
+				whyEnd := d.AbsolutePositionForObject(w.why).Y + w.why.Size().Height
+				if answers := d.AbsolutePositionForObject(w.reason).Y; whyEnd > answers {
+					t.Errorf("%d waiting: the Why row ends at %.0f, under the answers at %.0f", n, whyEnd, answers)
+				}
+				if i == 1 && w.rowsScroll.Size().Height >= w.rows.MinSize().Height {
+					t.Errorf("6 waiting: the list is %.0f px for %.0f of rows: it should scroll", w.rowsScroll.Size().Height, w.rows.MinSize().Height)
+				}
+			})
+		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"log"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -33,6 +34,9 @@ type Prompter struct {
 	logf   func(format string, args ...any) // where failures that change nothing go
 
 	uiMu sync.Mutex // held by widget work handed to Fyne (see do)
+	// ended is set when Fyne's loop stops (see endUI): widget work handed
+	// over after that is dropped.
+	ended atomic.Bool
 
 	mu     sync.Mutex // guards the fields below
 	items  map[string]*pending
@@ -200,14 +204,30 @@ func (p *Prompter) changed() { p.do(p.popup.refresh) }
 // nothing there; under Fyne's test driver, which runs the work on the
 // calling goroutine, it keeps the work serial, and tests take it to look at
 // the widgets. Work already on Fyne's goroutine calls the popup directly:
-// do inside do would deadlock under the test driver.
-func (p *Prompter) do(fn func()) {
+// do inside do would deadlock under the test driver. Once the loop has
+// ended the work is dropped (see endUI).
+func (p *Prompter) do(fn func()) { doOnUI(&p.ended, &p.uiMu, fn) }
+
+// doOnUI hands fn to Fyne's goroutine, holding mu while it runs, unless
+// ended is set. Fyne runs what fyne.Do is given after its loop stopped on
+// the caller's own goroutine, off the main thread, and logs "Error in Fyne
+// call thread" for each widget call it makes then.
+func doOnUI(ended *atomic.Bool, mu *sync.Mutex, fn func()) {
 	fyne.Do(func() {
-		p.uiMu.Lock()
-		defer p.uiMu.Unlock()
+		if ended.Load() {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
 		fn()
 	})
 }
+
+// endUI says Fyne's loop is stopping or has stopped: from now on the
+// widgets are left alone (the windows go with the app). Run calls it on
+// the way out, before Close ends the calls waiting, whose rows would
+// otherwise leave the popup from the daemon's goroutines.
+func (p *Prompter) endUI() { p.ended.Store(true) }
 
 // Show brings the popup forward (the tray's "Pending approvals"); with
 // nothing waiting it says so.

@@ -31,6 +31,8 @@ const AppID = "dev.agate.agate"
 // error and the app runs on: the popup still comes up for every call.
 func Run(ctx context.Context, d *app.Daemon) error {
 	beeep.AppName = "agate"
+	// The name, not the ID, is what the tray item's title shows.
+	fyneapp.SetMetadata(fyne.AppMetadata{ID: AppID, Name: "agate", Version: app.Version, Build: 1})
 	fa := fyneapp.NewWithID(AppID)
 	fa.SetIcon(fyne.NewStaticResource("agate.png", assets.Icon))
 	u := NewDesktop(fa, d, DesktopOptions{Notify: notifyDesktop})
@@ -41,14 +43,21 @@ func Run(ctx context.Context, d *app.Daemon) error {
 	// The tray is set up before the loop runs: Fyne starts the system tray
 	// only if it was asked for by then.
 	if desk, ok := fa.(desktop.App); ok {
+		u.setItem = setTrayItem
 		u.showTray(readTray(d))
 		// The popup is the tray's window; a click on the icon brings it
-		// forward (showing "nothing waiting" when nothing is).
+		// forward when calls wait, and the activity when none do.
 		desk.SetSystemTrayWindow(u.Prompter.popup.win)
 		u.Prompter.popup.win.SetCloseIntercept(u.Prompter.popup.closeRequested)
-		systray.SetOnTapped(u.Prompter.Show)
+		systray.SetOnTapped(u.tapped)
 	}
 	fa.Lifecycle().SetOnStarted(func() {
+		// The tray item is on the bus now: its status can be set (the
+		// library puts it up "Active" whatever was asked before).
+		if u.setItem != nil {
+			in := readTray(d)
+			u.Prompter.do(func() { u.setItem(trayItem(in)) })
+		}
 		go u.Watch(ctx)
 		// Start-up garbage (fonts, themes, windows) goes back to the system
 		// once the app idles.
@@ -60,12 +69,16 @@ func Run(ctx context.Context, d *app.Daemon) error {
 	go func() {
 		select {
 		case <-ctx.Done():
-			fyne.Do(fa.Quit)
+			fyne.Do(u.quit)
 		case <-ran:
 		}
 	}()
 	fa.Run()
 	close(ran)
+	// However the loop ended (Quit, the last window closed), the widgets
+	// are left alone now: Close below ends the calls waiting, and their rows
+	// must not leave the popup from the daemon's goroutines.
+	u.Prompter.endUI()
 	d.SetPrompter(nil, "")
 	u.Prompter.Close()
 	return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"image/color"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -58,7 +59,8 @@ type Settings struct {
 	agents   *agentsTab
 	activity *activityTab
 
-	uiLocker sync.Mutex // serialises widget work handed over by do (see Prompter.do)
+	uiLocker sync.Mutex   // serialises widget work handed over by do (see Prompter.do)
+	ended    *atomic.Bool // set when Fyne's loop stops: do drops widget work (see Prompter.endUI)
 
 	mu     sync.Mutex // guards actDue
 	actDue bool       // an activity reload is scheduled
@@ -66,7 +68,7 @@ type Settings struct {
 
 // NewSettings builds the settings window, hidden.
 func NewSettings(fa fyne.App, d *app.Daemon, logf func(string, ...any)) *Settings {
-	s := &Settings{fa: fa, d: d, logf: logf, win: fa.NewWindow(SettingsTitle)}
+	s := &Settings{fa: fa, d: d, logf: logf, win: fa.NewWindow(SettingsTitle), ended: new(atomic.Bool)}
 	s.banner = widget.NewLabel("")
 	s.banner.Wrapping = fyne.TextWrapWord
 	s.banner.TextStyle = fyne.TextStyle{Bold: true}
@@ -132,14 +134,9 @@ func (s *Settings) ShowError(err error) {
 	s.do(func() { s.setStatus(err) })
 }
 
-// do runs widget work on Fyne's goroutine, serially under the test driver.
-func (s *Settings) do(fn func()) {
-	fyne.Do(func() {
-		s.uiLocker.Lock()
-		defer s.uiLocker.Unlock()
-		fn()
-	})
-}
+// do runs widget work on Fyne's goroutine, serially under the test driver,
+// and not at all once the loop has ended.
+func (s *Settings) do(fn func()) { doOnUI(s.ended, &s.uiLocker, fn) }
 
 // opened loads what a tab shows that is not in the config (probes, files).
 func (s *Settings) opened(tab string) {

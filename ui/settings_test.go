@@ -8,11 +8,15 @@ import (
 	"testing/synctest"
 	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/agatehq/agate/app"
 	"github.com/agatehq/agate/assets"
 	"github.com/agatehq/agate/policy"
+	"github.com/agatehq/agate/sandbox"
 )
 
 // handConfig is a config a person wrote: the settings panel must keep
@@ -229,10 +233,71 @@ func TestSettingsGrantsRevoke(t *testing.T) {
 	if n := len(s.grants.saved.Objects); n != 3 { // the agent's row, then a row per grant
 		t.Fatalf("%d rows of saved grants", n)
 	}
-	s.grants.revoke("claude-code", "bash")
+	s.grants.revoke("claude-code", "bash", "")
 	if got := d.SavedGrants()["claude-code"]; strings.Join(got, ",") != "write_file:writes" {
 		t.Errorf("after revoking bash: %v", got)
 	}
+}
+
+// TestSettingsGrantsFlagBroad: Pepe's broad grants (a risk set, any
+// parameters, "*") are flagged with what they let through, the narrow
+// ones are not; revoking a broad one leaves the narrow grants of its tool.
+func TestSettingsGrantsFlagBroad(t *testing.T) {
+	d := newTestDaemon(t, "")
+	grants := `[agents.claude-code]
+grants = ["bash:none", "bash:network", "bash(git status)", "read_file", "*"]
+`
+	if err := os.WriteFile(d.Paths().Grants, []byte(grants), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.ReloadGrants(); err != nil {
+		t.Fatal(err)
+	}
+	fa := test.NewTempApp(t)
+	s := NewSettings(fa, d, t.Logf)
+	s.grants.load()
+	flagged := map[string]string{}
+	for _, o := range s.grants.saved.Objects[1:] {
+		var texts []string
+		for _, s := range labelsIn(o) {
+			if s = strings.TrimSpace(s); s != "Revoke" {
+				texts = append(texts, s)
+			}
+		}
+		flagged[texts[0]] = strings.Join(texts[1:], " | ")
+	}
+	for grant, want := range map[string]string{
+		"bash:none":        "broad | lets through bash calls in which agate sees no risk: any program it does not flag.",
+		"bash:network":     "broad | lets through bash calls whose risks are all among network, whatever they touch.",
+		"read_file":        "broad | lets through read_file, with any parameters.",
+		"*":                "broad | lets through every tool, with any parameters.",
+		"bash(git status)": "",
+	} {
+		if got, ok := flagged[grant]; !ok || got != want {
+			t.Errorf("%s: %q, want %q", grant, got, want)
+		}
+	}
+	s.grants.revoke("claude-code", "", "bash:none")
+	if got := d.SavedGrants()["claude-code"]; strings.Join(got, ",") != "bash:network,bash(git status),read_file,*" {
+		t.Errorf("after revoking bash:none: %v", got)
+	}
+}
+
+// labelsIn are the texts of the labels, chips and buttons in o, in order.
+func labelsIn(o fyne.CanvasObject) []string {
+	switch v := o.(type) {
+	case *widget.Label:
+		return []string{v.Text}
+	case *widget.Button:
+		return []string{v.Text}
+	case *fyne.Container:
+		var out []string
+		for _, c := range v.Objects {
+			out = append(out, labelsIn(c)...)
+		}
+		return out
+	}
+	return textsIn(o)
 }
 
 func TestSettingsActivity(t *testing.T) {
@@ -261,7 +326,7 @@ func TestSettingsActivity(t *testing.T) {
 				t.Errorf("filter deny shows %+v", r)
 			}
 		}
-		if len(a.shown) != 3 { // unattended: every ask is a deny
+		if len(a.shown) != 2 { // unattended: every ask is a deny; ls runs unasked
 			t.Errorf("%d denies shown", len(a.shown))
 		}
 		a.decision.SetSelected(allFilter)
@@ -308,6 +373,80 @@ func TestTrayMenuAndIcon(t *testing.T) {
 	if got != "Ask|Accept edits|Plan*||Pending approvals (0)|Settings...|Activity...|Resume agents (back to Accept edits)||Quit" {
 		t.Errorf("menu, paused, yolo forbidden: %s", got)
 	}
+	// With nothing waiting "Pending approvals" opens nothing.
+	for _, n := range []int{0, 2} {
+		for _, it := range trayMenu(trayInput{mode: "ask", pending: n}, trayActions{}).Items {
+			if strings.HasPrefix(it.Label, "Pending approvals") && it.Disabled != (n == 0) {
+				t.Errorf("%d waiting: %q disabled %v", n, it.Label, it.Disabled)
+			}
+		}
+	}
+}
+
+// TestTrayItem: the tray item's title is agate's name, its tooltip says
+// what waits (or the mode), and its status asks for attention while calls
+// wait.
+func TestTrayItem(t *testing.T) {
+	for _, tt := range []struct {
+		in                    trayInput
+		tooltip, wantedStatus string
+	}{
+		{trayInput{mode: "ask"}, "agate: nothing waiting; mode Ask", "Active"},
+		{trayInput{mode: "accept_edits", pending: 1}, "agate: 1 call waiting for your answer", "NeedsAttention"},
+		{trayInput{mode: "ask", pending: 3, configErr: "x"}, "agate: 3 calls waiting for your answer", "NeedsAttention"},
+		{trayInput{mode: "ask", configErr: "x"}, "agate: config.toml has an error (see Settings); the last good settings hold", "Active"},
+		{trayInput{mode: "plan", paused: true}, "agate: agents paused (plan mode): every call that acts is denied", "Active"},
+	} {
+		title, tip, status := trayItem(tt.in)
+		if title != "agate" || tip != tt.tooltip || status != tt.wantedStatus {
+			t.Errorf("trayItem(%+v) = %q, %q, %q; want agate, %q, %q", tt.in, title, tip, status, tt.tooltip, tt.wantedStatus)
+		}
+	}
+}
+
+// TestTrayTapped: a click on the icon brings the popup forward when calls
+// wait, and with none waiting opens the activity, never an empty
+// "approval needed" window.
+func TestTrayTapped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newTestDaemon(t, "")
+		fa := test.NewTempApp(t)
+		u := NewDesktop(fa, d, DesktopOptions{Logf: t.Logf})
+		defer u.Prompter.Close()
+		u.tapped()
+		synctest.Wait()
+		s := u.settings.Load()
+		if s == nil {
+			t.Fatal("a click with nothing waiting opened no window")
+		}
+		onUI(u.Prompter, func() {
+			if u.Prompter.popup.visible {
+				t.Error("a click with nothing waiting opened the popup")
+			}
+		})
+		s.uiLocker.Lock()
+		if !s.visible || s.tabs.Selected().Text != TabActivity {
+			t.Errorf("settings visible %v on %q, want the activity", s.visible, s.tabs.Selected().Text)
+		}
+		s.uiLocker.Unlock()
+
+		r := ask(t.Context(), u.Prompter, approval("1", "a", "rm x"))
+		synctest.Wait()
+		onUI(u.Prompter, func() { u.Prompter.popup.hide() }) // the person put it away
+		u.tapped()
+		synctest.Wait()
+		onUI(u.Prompter, func() {
+			if !u.Prompter.popup.visible || u.Prompter.popup.win.Title() != PopupTitle {
+				t.Errorf("a click with a call waiting: popup visible %v, title %q", u.Prompter.popup.visible, u.Prompter.popup.win.Title())
+			}
+			test.Tap(u.Prompter.popup.deny)
+		})
+		synctest.Wait()
+		if !r.finished() {
+			t.Error("the call was not answered")
+		}
+		d.Close()
+	})
 }
 
 func TestTrayModeAndPause(t *testing.T) {
@@ -383,4 +522,87 @@ func TestDesktopFollowsEvents(t *testing.T) {
 		u.Prompter.Close()
 		d.Close()
 	})
+}
+
+// TestSettingsSandboxInWords: the probe's checks show first, in words,
+// each marked; what to change where the sandbox cannot run shows too.
+func TestSettingsSandboxInWords(t *testing.T) {
+	d := newTestDaemon(t, handConfig)
+	fa := test.NewTempApp(t)
+	s := NewSettings(fa, d, t.Logf)
+	s.sandbox.show(sandbox.Diagnostics{
+		Enabled: true, Platform: "linux", Launcher: "auto", FailClosed: true,
+		Reason: "bwrap: user namespaces are refused",
+		Fix:    "sysctl -w kernel.unprivileged_userns_clone=1",
+		Checks: []sandbox.Check{
+			{Name: "write_outside_denied", OK: true},
+			{Name: "network_cut", OK: false, Detail: "not verified: no bash inside to connect with"},
+		},
+	})
+	got := strings.Join(richLines(s.sandbox.checks), "\n")
+	want := "✓ A command cannot write outside its folder.\n✗ The network is NOT cut. (not verified: no bash inside to connect with)"
+	if got != want {
+		t.Errorf("checks:\n%s\nwant:\n%s", got, want)
+	}
+	if strings.Contains(got, "write_outside_denied") {
+		t.Error("a check shown as its identifier")
+	}
+	if s.sandbox.fix.Hidden || !strings.Contains(s.sandbox.fix.Text, "kernel.unprivileged_userns_clone=1") {
+		t.Errorf("fix hidden %v: %q", s.sandbox.fix.Hidden, s.sandbox.fix.Text)
+	}
+	if !strings.Contains(s.sandbox.summary.Text, "No sandbox works here, so commands that should run in it are refused") {
+		t.Errorf("summary %q", s.sandbox.summary.Text)
+	}
+	// Near the top: the first card of the tab.
+	box := s.sandbox.content.(*container.Scroll).Content.(*fyne.Container)
+	if card := box.Objects[0].(*widget.Card); card.Title != "What the sandbox does here" {
+		t.Errorf("first card %q", card.Title)
+	}
+}
+
+// TestSettingsSandboxConfineProject: the switch for [sandbox]
+// confine_project follows the config and writes the key as the other
+// switches do; while the config parser does not know the key the switch
+// is off, greyed, and says why.
+func TestSettingsSandboxConfineProject(t *testing.T) {
+	d := newTestDaemon(t, handConfig)
+	fa := test.NewTempApp(t)
+	s := NewSettings(fa, d, t.Logf)
+	cfg, _ := d.Config()
+	if _, known := configBool(cfg.Sandbox, "confine_project"); !known {
+		if !s.sandbox.confineProject.Disabled() || s.sandbox.confineNote.Hidden {
+			t.Errorf("an unknown key: switch disabled %v, note %q", s.sandbox.confineProject.Disabled(), s.sandbox.confineNote.Text)
+		}
+		t.Log("the config parser does not know [sandbox] confine_project yet: only the greyed switch is checked")
+		return
+	}
+	s.sandbox.confineProject.SetChecked(true)
+	if text := readConfig(t, d); !strings.Contains(text, "[sandbox]\nconfine_project = true") {
+		t.Errorf("config lacks confine_project:\n%s", text)
+	}
+	cfg, _ = d.Config()
+	if on, _ := configBool(cfg.Sandbox, "confine_project"); !on {
+		t.Error("confine_project not in force")
+	}
+	wantComments(t, readConfig(t, d))
+}
+
+func TestConfigBool(t *testing.T) {
+	type section struct {
+		Launcher       string `toml:"launcher"`
+		ConfineProject bool   `toml:"confine_project"`
+		Other          bool   `toml:"other,omitempty"`
+	}
+	if on, known := configBool(section{ConfineProject: true}, "confine_project"); !on || !known {
+		t.Errorf("confine_project: %v %v", on, known)
+	}
+	if _, known := configBool(section{}, "launcher"); known {
+		t.Error("a string key read as a bool")
+	}
+	if on, known := configBool(section{Other: true}, "other"); !on || !known {
+		t.Errorf("other: %v %v", on, known)
+	}
+	if _, known := configBool(section{}, "nope"); known {
+		t.Error("a key that is not there")
+	}
 }

@@ -96,6 +96,7 @@ func trayMenu(in trayInput, act trayActions) *fyne.Menu {
 	}
 	items = append(items, fyne.NewMenuItemSeparator())
 	pend := fyne.NewMenuItem(fmt.Sprintf("Pending approvals (%d)", in.pending), act.pending)
+	pend.Disabled = in.pending == 0
 	items = append(items, pend,
 		fyne.NewMenuItem("Settings...", act.settings),
 		fyne.NewMenuItem("Activity...", act.activity))
@@ -117,6 +118,28 @@ func trayMenu(in trayInput, act trayActions) *fyne.Menu {
 	quit.IsQuit = true
 	items = append(items, quit)
 	return fyne.NewMenu("agate", items...)
+}
+
+// trayItem is the tray item's title, tooltip and status for a state: the
+// tooltip says what waits, or else the mode; the status asks for attention
+// while calls wait.
+func trayItem(in trayInput) (title, tooltip, status string) {
+	title, status = "agate", "Active"
+	switch {
+	case in.pending > 0:
+		status = "NeedsAttention"
+		tooltip = fmt.Sprintf("agate: %d calls waiting for your answer", in.pending)
+		if in.pending == 1 {
+			tooltip = "agate: 1 call waiting for your answer"
+		}
+	case in.configErr != "":
+		tooltip = "agate: config.toml has an error (see Settings); the last good settings hold"
+	case in.paused:
+		tooltip = "agate: agents paused (plan mode): every call that acts is denied"
+	default:
+		tooltip = "agate: nothing waiting; mode " + modeLabel(in.mode)
+	}
+	return title, tooltip, status
 }
 
 func modeLabel(mode string) string {
