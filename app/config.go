@@ -164,8 +164,25 @@ func loadConfig(p Paths) (*policy.Config, error) {
 // policyOptions are the machine's facts a policy is compiled with.
 func policyOptions(p Paths) policy.Options {
 	home, _ := homeDir()
-	o := policy.Options{Home: home, ConfigDir: p.ConfigDir(), StateDir: p.State, Resolve: resolvePath,
-		FoldCase: runtime.GOOS == "darwin" || runtime.GOOS == "windows"}
+	o := policy.Options{Home: home, StateDir: p.State, Resolve: resolvePath,
+		FoldCase: runtime.GOOS == "darwin" || runtime.GOOS == "windows", SelfPID: os.Getpid()}
+	// agate's own folders are protected whole; a config kept elsewhere
+	// (--config ~/agate.toml) protects that file and its grants, not the
+	// folder it happens to be in.
+	if def, err := os.UserConfigDir(); err == nil {
+		def = filepath.Join(def, "agate")
+		if filepath.Clean(p.ConfigDir()) == def {
+			o.ConfigDir = def
+		} else {
+			o.ConfigDir = def
+			o.ConfigFiles = []string{p.Config, p.Grants}
+		}
+	} else {
+		o.ConfigFiles = []string{p.Config, p.Grants}
+	}
+	if rd := filepath.Dir(p.Socket); rd != "" {
+		o.ConfigFiles = append(o.ConfigFiles, rd)
+	}
 	if exe, err := os.Executable(); err == nil {
 		o.Self = append(o.Self, exe)
 		if r, err := filepath.EvalSymlinks(exe); err == nil && r != exe {

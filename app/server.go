@@ -159,7 +159,7 @@ func (d *Daemon) handleAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	res := AnswerResult{Answered: []string{}}
 	for _, id := range req.IDs {
-		if d.Answer(id, Answer{Verdict: req.Decision, Scope: req.Scope, Reason: req.Reason, Via: via}) {
+		if d.Answer(id, Answer{Verdict: req.Decision, Scope: req.Scope, Reason: req.Reason, Via: via, Remember: req.Remember}) {
 			res.Answered = append(res.Answered, id)
 		} else {
 			if res.Missing == nil {

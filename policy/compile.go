@@ -10,11 +10,14 @@ import (
 // Options are the facts about the machine a policy is compiled for. They
 // are inputs like the config: Compile does no I/O of its own.
 type Options struct {
-	Home      string   // the person's home folder, for "~"
-	ConfigDir string   // agate's config folder: writes to it ask
-	StateDir  string   // agate's state folder: writes ask, and its key store is a secret path
-	Self      []string // paths agate's binaries run under: running them from a shell is a guardrail
-	SelfPID   int      // the daemon's process: killing it touches agate itself
+	Home      string // the person's home folder, for "~"
+	ConfigDir string // agate's config folder: writes to it ask
+	// ConfigFiles are agate's own files kept elsewhere (a config moved
+	// with --config, its grants): writes to them ask, and only to them.
+	ConfigFiles []string
+	StateDir    string   // agate's state folder: writes ask, and its key store is a secret path
+	Self        []string // paths agate's binaries run under: running them from a shell is a guardrail
+	SelfPID     int      // the daemon's process: killing it touches agate itself
 	// FoldCase matches protected and secret paths without regard to case,
 	// as the file systems of macOS and Windows name files.
 	FoldCase bool
@@ -171,6 +174,11 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 	for _, dir := range []string{o.ConfigDir, o.StateDir} {
 		if dir != "" {
 			p.protected.add(path.Clean(dir), RuleRef{Text: dir, Source: "built-in (agate's own folder)"}, o)
+		}
+	}
+	for _, f := range o.ConfigFiles {
+		if f != "" {
+			p.protected.add(path.Clean(f), RuleRef{Text: f, Source: "built-in (agate's own file)"}, o)
 		}
 	}
 	for i, s := range cfg.Auto.ProtectedPaths {

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"strings"
 )
 
 // EffectKind is one kind of thing a command does. A shell command's
@@ -214,39 +213,4 @@ func (s effectSet) risks() Risks {
 		r |= s[i].risk()
 	}
 	return r
-}
-
-// strings renders the effects as catalog examples write them.
-func (s effectSet) strings() []string {
-	out := make([]string, len(s))
-	for i := range s {
-		out[i] = s[i].String()
-	}
-	return out
-}
-
-// describeEffects says in words what the effects that matter do.
-func describeEffects(s []Effect) string {
-	var parts []string
-	seen := map[string]bool{}
-	for _, e := range s {
-		if e.Kind == EffRead || e.Kind == EffNone {
-			continue
-		}
-		d := e.describe()
-		if !seen[d] {
-			seen[d] = true
-			parts = append(parts, d)
-		}
-	}
-	switch len(parts) {
-	case 0:
-		return "only reads"
-	case 1:
-		return parts[0]
-	}
-	if len(parts) > 4 {
-		parts = append(parts[:4], fmt.Sprintf("%d more", len(parts)-4))
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

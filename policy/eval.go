@@ -277,6 +277,9 @@ func (p *Policy) protectedLayer(c *call) (Decision, bool) {
 			Reason: "it " + c.persist.describe()}, true
 	}
 	for _, rd := range c.reads {
+		if isTemplate(rd) {
+			continue
+		}
 		if ref, ok := p.secretReads.match(rd); ok {
 			return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
 				Reason: fmt.Sprintf("it reads %s, which holds secrets (%s)", rd, ref.String())}, true
@@ -303,6 +306,18 @@ func (p *Policy) protectedLayer(c *call) (Decision, bool) {
 		return Decision{Verdict: Ask, Layer: LayerProtected, Reason: "its arguments carry a " + c.secret}, true
 	}
 	return Decision{}, false
+}
+
+// isTemplate reports whether p is a file named like a secret that is a
+// template, written to be committed (.env.example).
+func isTemplate(p string) bool {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	for _, t := range notSecrets {
+		if base == t {
+			return true
+		}
+	}
+	return false
 }
 
 // destroys reports whether the call overwrites or deletes what git cannot
@@ -355,36 +370,6 @@ func (p *Policy) protectedWrite(c *call) (string, *RuleRef, bool) {
 		}
 	}
 	return "", nil, false
-}
-
-// describeRisks says what the risks mean, for a reason.
-func describeRisks(r Risks) string {
-	var parts []string
-	if r.Has(Deletes) {
-		parts = append(parts, "deletes files")
-	}
-	if r.Has(Writes) {
-		parts = append(parts, "writes files")
-	}
-	if r.Has(Network) {
-		parts = append(parts, "reaches the network")
-	}
-	if r.Has(Elevated) {
-		parts = append(parts, "runs with elevated privileges")
-	}
-	if r.Has(InlineCode) {
-		parts = append(parts, "runs inline code")
-	}
-	if r.Has(Secret) {
-		parts = append(parts, "carries a credential")
-	}
-	switch len(parts) {
-	case 0:
-		return "has no risk"
-	case 1:
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // acts reports whether the call does anything outside the agent: plan mode

@@ -1413,9 +1413,6 @@ func opensslHandler(c *cmdRun) {
 	}
 }
 
-// words returns the command's operands and options, in order, as given.
-func (c *cmdRun) allWords() []string { return c.words }
-
 func hasWord(words []string, set ...string) (string, bool) {
 	for _, w := range words {
 		for _, s := range set {

@@ -34,6 +34,7 @@ type Overlay struct {
 	autoSet     bool
 	disable     []string
 	enable      []string
+	asks        []string // programs made to ask on every call
 	problems    []*ConfigError
 }
 
@@ -74,7 +75,7 @@ func ParseOverlay(name string, data []byte) (*Overlay, error) {
 	for _, k := range md.Keys() {
 		top := k[0]
 		switch top {
-		case "auto", "tools", "agents":
+		case "auto", "tools", "agents", "programs":
 		default:
 			if len(k) == 1 {
 				refuse(top, -1, "[%s] cannot be set by a project", top)
@@ -171,6 +172,21 @@ func ParseOverlay(name string, data []byte) (*Overlay, error) {
 			refuse("agents."+name+".trust_untrusted_content", -1, "trusting outside content")
 		}
 	}
+	// A project may make a program ask on every call; it may not say what
+	// a program does (a project that declared its own program harmless
+	// would allow itself).
+	for _, name := range sortedKeys(raw.Programs) {
+		ps := raw.Programs[name]
+		if !ps.Ask {
+			refuse("programs."+name, -1, "saying what program %s does (a project may only set ask = true)", name)
+			continue
+		}
+		if ps.Summary != "" || len(ps.Effects) > 0 || len(ps.Args) > 0 || len(ps.Opts) > 0 || len(ps.Sub) > 0 ||
+			ps.Handler != "" || ps.Posix || ps.Key != 0 || len(ps.Aliases) > 0 || ps.Versioned || ps.Scripts {
+			refuse("programs."+name, -1, "keys other than ask for program %s", name)
+		}
+		o.asks = append(o.asks, name)
+	}
 	if len(errs) > 0 {
 		return nil, joinConfigErrors(errs)
 	}
@@ -203,6 +219,7 @@ func (p *Policy) WithOverlay(o *Overlay) *Policy {
 	for i, s := range o.protected {
 		q.protected.add(s, o.protRefs[i], p.opts)
 	}
+	q.programs = p.programs.stricter(o.asks)
 	q.secretReads = p.secretReads.clone()
 	for i, s := range o.secrets {
 		q.secretReads.add(s, o.secRefs[i], p.opts)

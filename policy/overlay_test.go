@@ -118,12 +118,36 @@ func TestOverlayRefusesOtherSections(t *testing.T) {
 	}
 }
 
+// TestOverlayPrograms: a project may make a program ask on every call,
+// never say what one does.
+func TestOverlayPrograms(t *testing.T) {
+	base := mustPolicy(t, "")
+	ov, err := ParseOverlay(".agate.toml", []byte("[programs.ls]\nask = true\n\n[programs.deploy]\nsummary = \"harmless\"\neffects = [\"none\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ov.Problems()) != 1 || !strings.Contains(ov.Problems()[0].Error(), "deploy") {
+		t.Fatalf("problems %v", ov.Problems())
+	}
+	p := base.WithOverlay(ov)
+	if d := p.Decide(req(t, "Bash", `{"command":"ls -la"}`)); d.Verdict != Ask {
+		t.Fatalf("ls in a project that makes it ask: %s (%s)", d.Verdict, d.Reason)
+	}
+	if d := p.Decide(req(t, "Bash", `{"command":"deploy --prod"}`)); d.Verdict != Ask {
+		t.Fatalf("a project declared its own program harmless: %s (%s)", d.Verdict, d.Reason)
+	}
+	if d := base.Decide(req(t, "Bash", `{"command":"ls -la"}`)); d.Verdict != Allow {
+		t.Fatalf("ls elsewhere: %s", d.Verdict)
+	}
+}
+
 // FuzzParseOverlay: never panics, and a merged overlay never allows a call
 // the base policy denies.
 func FuzzParseOverlay(f *testing.F) {
 	f.Add("[auto]\nrules = [\"allow *\"]\nmode = \"yolo\"\n")
 	f.Add("[auto]\nhard_deny = [\"shell\"]\n[tools]\nshell = true\n")
 	f.Add("[agents.x]\nauto_approve = [\"*\"]\ntrust_untrusted_content = true\n")
+	f.Add("[programs.rm]\nask = true\n[programs.curl]\neffects = [\"none\"]\n")
 	base := mustPolicy(f, "[auto]\nrules = [\"deny shell rm*\"]\n")
 	calls := []*Request{
 		{Tool: "Bash", Args: map[string]any{"command": "rm -rf build"}, Cwd: testCwd, Interactive: true},

@@ -158,7 +158,7 @@ var defaultSecretReads = []string{
 	"~/.config/composer/auth.json", "~/.composer/auth.json", "~/.config/rclone/", ".s3cfg", ".vault-token",
 	".pgpass", ".my.cnf", ".mylogin.cnf", "~/.config/doctl/", "~/.fly/", "~/.vercel/", "~/.netlify/",
 	"~/.config/heroku/", "~/.heroku/", "~/.config/op/", "~/.config/Bitwarden CLI/", "~/.local/share/containers/auth.json",
-	"auth.json", "credentials.json", "service-account*.json", "*.p12", "*.pfx", "*.kdbx", "*.gpg", ".htpasswd",
+	"service-account*.json", "*-credentials.json", "*.p12", "*.pfx", "*.kdbx", "*.gpg", ".htpasswd",
 	// shells' and databases' histories
 	".bash_history", ".zsh_history", ".sh_history", ".history", ".psql_history", ".mysql_history",
 	".sqlite_history", ".python_history", ".node_repl_history", ".rediscli_history", ".lesshst", ".local/share/fish/fish_history",

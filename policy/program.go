@@ -248,7 +248,7 @@ func parseRoleSeq(list []string) (roleSeq, error) {
 		case many:
 			rs.rep, rs.hasRep = r, true
 		case r.rest():
-			return rs, fmt.Errorf("args: role %s takes the rest of the words: write it %s...", name, name)
+			return rs, fmt.Errorf("args: role %s takes the rest of the words, so it is written %q", name, name+"...")
 		case rs.hasRep:
 			rs.tail = append(rs.tail, r)
 		default:

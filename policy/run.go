@@ -484,7 +484,11 @@ func (c *cmdRun) writePath(v string, lit bool, e Effect) {
 		c.sh.guard(c.prog + " writes onto the disk device " + v)
 		return
 	}
-	if lit && (v == "/dev/null" || v == "/dev/stdout" || v == "/dev/stderr" || v == "-") {
+	if lit && (v == "/dev/null" || v == "/dev/stdout" || v == "/dev/stderr" || v == "-" || strings.HasPrefix(v, "/dev/fd/")) {
+		return
+	}
+	if lit && (v == "/proc/sysrq-trigger" || strings.HasPrefix(v, "/proc/sys/kernel/sysrq")) {
+		c.sh.guard(c.prog + " writes " + v + ": the kernel's emergency keys reboot, crash or stop the host")
 		return
 	}
 	c.pathEffect(EffWrite, v, lit, e)
@@ -496,6 +500,11 @@ func (c *cmdRun) writePath(v string, lit bool, e Effect) {
 func (c *cmdRun) script(v string, lit bool) {
 	if !lit || v == "-" || v == "/dev/stdin" || strings.HasPrefix(v, "/dev/fd/") || strings.HasPrefix(v, "/proc/") {
 		c.add(Effect{Kind: EffExec, What: c.prog + " runs code from " + v})
+		return
+	}
+	if strings.Contains(v, "://") {
+		c.add(Effect{Kind: EffNetwork, Host: urlHost(v)})
+		c.add(Effect{Kind: EffExec, What: c.prog + " runs code it fetches from " + v})
 		return
 	}
 	p := c.abs(v)

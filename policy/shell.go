@@ -36,7 +36,6 @@ type simpleCmd struct {
 	based    string   // text with the command's path cut to its base name (/bin/rm -> rm)
 	name     string   // base name of the command word
 	args     []string // its arguments, resolved; a word with an expansion keeps its shape ("$HOME", "$(...)")
-	wrappers []string // unused since wrappers are programs of their own; kept for the rules' forms
 	// prog is the catalog's program the command runs; "" when it runs a
 	// file of the project, a function of the command, or what is not
 	// known until it runs.
@@ -122,6 +121,9 @@ type shellCtx struct {
 	subsVal bool            // a literal value holds a[$(...)]: arithmetic would run it
 	// feeds maps a command on the right of a pipe to the one feeding it.
 	feeds map[*syntax.Stmt]*syntax.Stmt
+	// loopVars are the variables of for loops over a list of words, and
+	// the words.
+	loopVars map[string][]*syntax.Word
 	// stdinPaths, while a command is read, are what the command feeding
 	// it prints when that is known to be paths matching these patterns
 	// (find . -name '*.go' | xargs ...); nil when it is not known.
@@ -290,6 +292,14 @@ func (sh *shellCtx) parse(src string, depth int) {
 			if n.Name != nil {
 				sh.funcs[n.Name.Value] = true
 			}
+		case *syntax.ForClause:
+			// for f in src/*.go; do ... "$f" ...: $f stands for each word.
+			if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil && len(wi.Items) > 0 {
+				if sh.loopVars == nil {
+					sh.loopVars = map[string][]*syntax.Word{}
+				}
+				sh.loopVars[wi.Name.Value] = append(sh.loopVars[wi.Name.Value], wi.Items...)
+			}
 		case *syntax.BinaryCmd:
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
 				if sh.feeds == nil {
@@ -375,6 +385,7 @@ func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
 	if from := sh.feeds[st]; from != nil {
 		sh.stdinPaths = sh.pathsFrom(from)
 	}
+	secretVars := credentialParams(st)
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
 		assign := sh.assigns(cmd.Assigns)
@@ -388,7 +399,7 @@ func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
 		if !ok {
 			return
 		}
-		sh.callWith(words, lits, globs, redirs, assign, stdinCode, depth)
+		sh.callWith(words, lits, globs, redirs, append(assign, secretVars...), stdinCode, depth)
 	case *syntax.DeclClause:
 		effs := sh.assigns(cmd.Args)
 		if len(cmd.Args) == 0 || allFlags(cmd.Args) {
@@ -405,6 +416,55 @@ func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
 			sh.pseudo(src, st, redirs, nil)
 		}
 	}
+}
+
+// credentialParams are the secret reads of a statement's own words: an
+// expansion of a variable whose name says it holds a credential ($OPENAI_API_KEY,
+// ${GITHUB_TOKEN}) prints or passes on that credential.
+func credentialParams(st *syntax.Stmt) []Effect {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return nil
+	}
+	var out []Effect
+	seen := map[string]bool{}
+	check := func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil {
+			name := pe.Param.Value
+			if !seen[name] && credentialVar(name) {
+				seen[name] = true
+				out = append(out, Effect{Kind: EffSecret, What: "it expands $" + name + ", a credential"})
+			}
+		}
+		return true
+	}
+	for _, w := range call.Args {
+		syntax.Walk(w, check)
+	}
+	for _, a := range call.Assigns {
+		if a.Value != nil {
+			syntax.Walk(a.Value, check)
+		}
+	}
+	return out
+}
+
+// credentialVar reports whether a variable's name says it holds a
+// credential: one of its words (split at _) is KEY, TOKEN, SECRET,
+// PASSWORD, PASS, CREDENTIAL(S), AUTH, COOKIE or PAT, or it ends in
+// APIKEY.
+func credentialVar(name string) bool {
+	u := strings.ToUpper(name)
+	if strings.HasSuffix(u, "APIKEY") {
+		return true
+	}
+	for _, w := range strings.Split(u, "_") {
+		switch w {
+		case "KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL", "CREDENTIALS", "AUTH", "COOKIE", "PAT", "APIKEY", "PASSPHRASE":
+			return true
+		}
+	}
+	return false
 }
 
 // allFlags reports whether a declaration's words are all options
@@ -522,7 +582,9 @@ var dangerousVars = map[string]bool{
 func dangerousVar(name string) bool {
 	return dangerousVars[name] || strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "LD_") ||
 		strings.HasPrefix(name, "DYLD_") || strings.HasSuffix(name, "_COMMAND") || strings.HasSuffix(name, "_EDITOR") ||
-		strings.HasPrefix(name, "AGATE_")
+		strings.HasPrefix(name, "AGATE_") || strings.HasPrefix(strings.ToLower(name), "npm_config_") ||
+		strings.HasPrefix(name, "PIP_") || strings.HasPrefix(name, "UV_") || strings.HasPrefix(name, "CARGO_") && strings.HasSuffix(name, "_RUNNER") ||
+		strings.HasPrefix(name, "RUSTC") || name == "GOTOOLCHAIN" || name == "GOPROXY" || name == "GONOSUMDB" || name == "GOINSECURE"
 }
 
 // assigns returns what variable assignments do: those that make programs
@@ -534,7 +596,7 @@ func (sh *shellCtx) assigns(as []*syntax.Assign) []Effect {
 		if a.Name == nil {
 			continue
 		}
-		if dangerousVar(a.Name.Value) {
+		if dangerousVar(a.Name.Value) && !sh.harmlessValue(a.Name.Value, a.Value) {
 			out = append(out, Effect{Kind: EffExec, What: "sets " + a.Name.Value + ", which makes programs run other code"})
 		}
 		if a.Value != nil {
@@ -546,6 +608,53 @@ func (sh *shellCtx) assigns(as []*syntax.Assign) []Effect {
 	return out
 }
 
+// projectPathVars name folders code is loaded from: set to folders of the
+// project, they load the project's own code.
+var projectPathVars = map[string]bool{"PYTHONPATH": true, "NODE_PATH": true, "RUBYLIB": true, "PERL5LIB": true,
+	"PERLLIB": true, "CLASSPATH": true, "GOPATH": false}
+
+// safeGoFlags are the go command's flags GOFLAGS may carry and stay
+// harmless.
+var safeGoFlags = []string{"-mod=", "-tags=", "-count=", "-race", "-trimpath", "-buildvcs=", "-v", "-p=", "-short", "-cover", "-modcacherw", "-timeout="}
+
+// harmlessValue reports whether a value given to a variable that can make
+// programs run other code keeps to the project's own: PYTHONPATH=src,
+// GOFLAGS=-mod=vendor.
+func (sh *shellCtx) harmlessValue(name string, v *syntax.Word) bool {
+	if v == nil {
+		return true // X= : emptied
+	}
+	val, lit := wordText(v)
+	if !lit {
+		return false
+	}
+	switch {
+	case projectPathVars[name]:
+		for _, e := range strings.Split(val, ":") {
+			if e == "" {
+				continue
+			}
+			p := sh.abs(e)
+			if p == "" || !sh.inProject(p) {
+				return false
+			}
+		}
+		return true
+	case name == "GOFLAGS":
+		for _, f := range strings.Fields(val) {
+			ok := false
+			for _, s := range safeGoFlags {
+				ok = ok || f == s || strings.HasSuffix(s, "=") && strings.HasPrefix(f, s)
+			}
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // maxBraceWords bounds what one word's brace expansion may give.
 const maxBraceWords = 256
 
@@ -555,6 +664,13 @@ const maxBraceWords = 256
 func (sh *shellCtx) expandWords(args []*syntax.Word) (words []string, lits, globs []bool, ok bool) {
 	words, lits, globs = make([]string, 0, len(args)), make([]bool, 0, len(args)), make([]bool, 0, len(args))
 	for _, w := range args {
+		if items := sh.loopItems(w); items != nil {
+			for _, it := range items {
+				s, lit := wordText(it)
+				words, lits, globs = append(words, s), append(lits, lit), append(globs, hasGlob(it))
+			}
+			continue
+		}
 		if hasBrace(w) {
 			// SplitBraces rewrites the word it is given: split a copy, the
 			// AST being walked must keep its parts.
@@ -577,6 +693,23 @@ func (sh *shellCtx) expandWords(args []*syntax.Word) (words []string, lits, glob
 		words, lits, globs = append(words, s), append(lits, lit), append(globs, hasGlob(w))
 	}
 	return words, lits, globs, true
+}
+
+// loopItems returns the words a for loop's variable stands for, when w is
+// that variable alone ("$f", $f, ${f}); nil otherwise.
+func (sh *shellCtx) loopItems(w *syntax.Word) []*syntax.Word {
+	if sh.loopVars == nil || len(w.Parts) != 1 {
+		return nil
+	}
+	part := w.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		part = dq.Parts[0]
+	}
+	pe, ok := part.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Exp != nil || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Length || pe.Excl {
+		return nil
+	}
+	return sh.loopVars[pe.Param.Value]
 }
 
 // hasBrace reports whether a word has an unquoted {, which brace
@@ -667,6 +800,8 @@ func (sh *shellCtx) callWith(words []string, lits, globs []bool, redirs []redir,
 	}
 }
 
+func strconvQuote(s string) string { return strconv.Quote(s) }
+
 // cmdMeta is what program learns of a simple command beyond its effects.
 type cmdMeta struct {
 	name   string   // the command word's base name
@@ -704,6 +839,10 @@ func (sh *shellCtx) program(words []string, lits, globs []bool, stdinCode bool, 
 	case sh.funcs[w0]:
 		m.prefix = []string{w0}
 		return nil, m // the function's body is read where it is written
+	case strings.ContainsAny(w0, " \t\n|&;<>()$`"):
+		// A program's name with spaces or shell syntax in it: nothing of
+		// the project's, and nothing agate can read.
+		return []Effect{{Kind: EffExec, What: "runs " + strconvQuote(w0) + ", a program name agate cannot read"}}, m
 	case !systemProgram(w0):
 		// ./build.sh, bin/tool: a file of the project (or from elsewhere).
 		c := &cmdRun{sh: sh, spec: &progSpec{name: w0}, prog: name, word: w0, base: sh.cwd, depth: depth}
@@ -815,6 +954,13 @@ func joinWords(words, redirs []string) string {
 func wordText(w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", false
+	}
+	if len(w.Parts) == 1 {
+		if _, ok := w.Parts[0].(*syntax.ProcSubst); ok {
+			// <(cmd), >(cmd): a pipe to or from cmd, which is read where
+			// it is written; the program sees a path in /dev/fd.
+			return "/dev/fd/63", true
+		}
 	}
 	var b strings.Builder
 	lit := true

@@ -52,7 +52,33 @@ func (sh *shellCtx) guardrails(word, name string, args []string, lits []bool) bo
 				return true
 			}
 		}
+	case name == "chmod" || name == "chown" || name == "chgrp" || name == "setfacl" || name == "chattr":
+		// A recursive change of modes or owners of / , ~ or a system path.
+		recursive := false
+		var ops []string
+		var opLits []bool
+		for i, a := range args {
+			if lits[i] && (a == "-R" || a == "--recursive" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], 'R')) {
+				recursive = true
+			} else if !strings.HasPrefix(a, "-") {
+				ops, opLits = append(ops, a), append(opLits, lits[i])
+			}
+		}
+		if recursive && len(ops) > 1 {
+			for i, t := range ops[1:] {
+				if sh.catastrophic(t, opLits[i+1]) {
+					sh.guard(name + " " + strings.Join(args, " ") + " changes " + t + " recursively")
+					return true
+				}
+			}
+		}
 	case deleteCmds[name]:
+		for i, a := range args {
+			if lits[i] && isDiskDevice(a) {
+				sh.guard(name + " " + a + " destroys a disk")
+				return true
+			}
+		}
 		recursive := name == "shred"
 		var ops []string
 		var opLits []bool
@@ -139,7 +165,8 @@ done:
 		return t == "$HOME" || strings.HasPrefix(t, "$HOME/*")
 	}
 	if strings.HasPrefix(t, "/") {
-		return systemPaths[path.Clean(t)]
+		c := path.Clean(t)
+		return systemPaths[c] || sh.home != "" && c == path.Clean(sh.home) || path.Dir(c) == "/home" || path.Dir(c) == "/Users"
 	}
 	if strings.HasPrefix(t, "~/") && sh.home != "" {
 		return path.Clean(sh.home+t[1:]) == path.Clean(sh.home)
