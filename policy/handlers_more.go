@@ -1,0 +1,892 @@
+package policy
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// More handlers for what the catalog's data cannot say, and more of the
+// environment variables that make programs run other code. They are
+// registered here, after handlers.go made its maps: Go runs a package's
+// init functions in the order of its files' names, and handlers.go comes
+// before handlers_more.go.
+func init() {
+	if handlers == nil {
+		panic("policy: handlers_more.go's init ran before handlers.go's")
+	}
+	for name, h := range map[string]handler{
+		"watch": watchHandler, "tarx": tarRemoteHandler, "go": goHandler, "getent": getentHandler,
+		"sysctl": sysctlHandler, "interactive": interactiveHandler, "pathops": pathOpsHandler,
+		"capture": captureHandler, "cmake": cmakeHandler, "tex": texHandler, "restcmd": restCmdHandler,
+		"atfile": atFileHandler, "capsh": capshHandler, "exiftool": exiftoolHandler, "builddir": buildDirHandler,
+		"identarg": identArgHandler, "ffmpeg": ffmpegHandler, "gitdiff": gitDiffHandler, "cpio": cpioHandler,
+		"parallel": parallelHandler, "ps": psHandler, "npm+dir": func(c *cmdRun) { npmHandler(c); buildDirHandler(c) },
+		"yarn+dir":   func(c *cmdRun) { yarnHandler(c); buildDirHandler(c) },
+		"poetry+dir": func(c *cmdRun) { subWordsHandler(poetryWords)(c); buildDirHandler(c) },
+	} {
+		handlers[name] = h
+	}
+	for _, name := range []string{"tarx", "capsh", "cpio", "parallel"} {
+		rawHandlers[name] = true
+	}
+	for _, name := range moreDangerousVars {
+		dangerousVars[name] = true
+	}
+}
+
+// moreDangerousVars are variables that make a program run code, load a
+// library, or read its options from a file the variable names.
+var moreDangerousVars = []string{
+	"AUTOM4TE", "AUTOCONF", "AUTOHEADER", "M4", "GROFF_BIN_PATH", "CRASHPAGER", "PERL5DB", "PERLDB_OPTS",
+	"BUNDLE_GEMFILE", "FACTERLIB", "LUA_INIT", "LUA_INIT_5_1", "LUA_INIT_5_2", "LUA_INIT_5_3", "LUA_INIT_5_4",
+	"LUA_PATH", "LUA_CPATH", "TCLLIBPATH", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON", "R_ENVIRON_USER",
+	"PHPRC", "PHP_INI_SCAN_DIR", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_OPTS",
+	"MAVEN_OPTS", "GRADLE_OPTS", "CLASSPATH", "ERL_AFLAGS", "ERL_FLAGS", "ERL_ZFLAGS", "ELIXIR_ERL_OPTIONS",
+	"GIT_TEMPLATE_DIR", "MANOPT", "SYSTEMD_PAGER", "LESSKEYIN", "LESSKEY_CONTENT", "LESSEDIT", "VIMINIT",
+	"EXINIT", "MYVIMRC", "GVIMINIT", "shell_escape", "KUBECONFIG", "AWS_CONFIG_FILE", "PYTHONWARNINGS",
+	"PYTHONBREAKPOINT", "RUSTC", "RUSTC_WORKSPACE_WRAPPER", "RUSTDOC", "CARGO_BUILD_RUSTC_WRAPPER",
+	"GOTOOLCHAIN", "CPP", "LD", "NPM_CONFIG_SCRIPT_SHELL", "npm_config_script_shell", "npm_config_userconfig",
+	"npm_config_registry", "YARN_RC_FILENAME", "SUDO_ASKPASS", "SHELLOPTS", "BASHOPTS", "OPENSSL_CONF",
+	"OPENSSL_ENGINES", "OPENSSL_MODULES", "CURL_HOME", "WGETRC", "PIP_CONFIG_FILE", "MAKEFILES",
+	"GNUMAKEFLAGS", "TERMINFO_DIRS", "SCREENRC", "TMUX_CONF", "RESTIC_PASSWORD_COMMAND", "NODE_REPL_EXTERNAL_MODULE",
+}
+
+// opWords returns the operands' words, literal flags and glob flags.
+func opWords(ops []operand) (words []string, lits, globs []bool) {
+	for _, op := range ops {
+		words, lits, globs = append(words, op.word), append(lits, op.lit), append(globs, op.glob)
+	}
+	return
+}
+
+// --- watch ---
+
+// watchHandler: watch runs its operands through sh -c, joined by spaces,
+// unless -x runs them as a command.
+func watchHandler(c *cmdRun) {
+	if len(c.ops) == 0 {
+		return
+	}
+	words, lits, globs := opWords(c.ops)
+	if c.has("-x", "--exec") {
+		c.sh.call(words, lits, globs, nil, false, c.depth)
+		return
+	}
+	for _, l := range lits {
+		if !l {
+			c.add(Effect{Kind: EffExec, What: "watch with a command not known until it runs"})
+			return
+		}
+	}
+	c.sh.parse(strings.Join(words, " "), c.depth+1)
+}
+
+// --- tar's remote archives ---
+
+// tarRemoteHandler is tar's handler, and what it does not see: an archive
+// named host:path (-f me@host:x.tar) is on another host, reached through
+// rsh or ssh.
+func tarRemoteHandler(c *cmdRun) {
+	tarHandler(c)
+	archive, lit, force := tarArchive(c.words, c.lits)
+	if force || archive == "" {
+		return
+	}
+	if !lit {
+		return // a path not known until it runs: tar's reading already says so
+	}
+	i := strings.IndexByte(archive, ':')
+	if i <= 0 || strings.Contains(archive[:i], "/") {
+		return
+	}
+	host := hostOf(archive[:i])
+	c.add(Effect{Kind: EffNetwork, Host: host, What: "tar reaches " + host + " through rsh or ssh for the archive " + archive})
+	if mode := c.prefix[len(c.prefix)-1]; len(c.prefix) > 1 && strings.ContainsAny(mode, "cruA") {
+		c.add(Effect{Kind: EffUpload, Host: host, What: "tar sends the archive to " + host})
+	}
+}
+
+// tarArchive finds the archive a tar command names, and whether
+// --force-local says a colon in it is not a host.
+func tarArchive(words []string, lits []bool) (archive string, lit, force bool) {
+	i := 0
+	if len(words) > 0 && !strings.HasPrefix(words[0], "-") {
+		i = 1
+		for _, ch := range words[0] {
+			switch ch {
+			case 'f':
+				if i < len(words) {
+					archive, lit = words[i], lits[i]
+					i++
+				}
+			case 'C':
+				i++
+			}
+		}
+	}
+	takes := "fCTXbHNLVIK"
+	for ; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "--force-local":
+			force = true
+		case w == "--file" || w == "--directory" || w == "--files-from" || w == "--exclude-from" || w == "--use-compress-program" ||
+			w == "--to-command" || w == "--blocking-factor" || w == "--newer" || w == "--label" || w == "--tape-length" ||
+			w == "--rsh-command" || w == "--info-script" || w == "--new-volume-script":
+			if w == "--file" && i+1 < len(words) {
+				archive, lit = words[i+1], lits[i+1]
+			}
+			i++
+		case strings.HasPrefix(w, "--file="):
+			archive, lit = strings.TrimPrefix(w, "--file="), lits[i]
+		case strings.HasPrefix(w, "--"):
+		case strings.HasPrefix(w, "-") && len(w) > 1:
+			for j := 1; j < len(w); j++ {
+				if !strings.ContainsRune(takes, rune(w[j])) {
+					continue
+				}
+				val, vlit := w[j+1:], lits[i]
+				if val == "" && i+1 < len(words) {
+					i++
+					val, vlit = words[i], lits[i]
+				}
+				if w[j] == 'f' {
+					archive, lit = val, vlit
+				}
+				break
+			}
+		}
+	}
+	return archive, lit, force
+}
+
+// --- go ---
+
+// goHandler reads the packages go build, run, test, vet, list and
+// generate are given: a module at a version (pkg@v1) is downloaded and
+// built, a folder or file outside the project is not the project's code.
+func goHandler(c *cmdRun) {
+	buildDirHandler(c)
+	if len(c.prefix) < 2 {
+		return
+	}
+	sub := c.prefix[1]
+	switch sub {
+	case "build", "run", "test", "vet", "list", "generate":
+	default:
+		return
+	}
+	ops := c.ops
+	if sub == "run" {
+		// go run FILES... ARGS or go run PACKAGE ARGS: the rest are the
+		// program's arguments.
+		n := 1
+		for n < len(ops) && strings.HasSuffix(ops[n-1].word, ".go") && strings.HasSuffix(ops[n].word, ".go") {
+			n++
+		}
+		if len(ops) > n {
+			ops = ops[:n]
+		}
+	}
+	for _, op := range ops {
+		w := op.word
+		switch {
+		case !op.lit:
+			c.add(Effect{Kind: EffExec, What: "go " + sub + " of a package not known until it runs"})
+		case strings.Contains(w, "@") && !strings.HasPrefix(w, "-"):
+			c.add(Effect{Kind: EffNetwork, What: "go " + sub + " " + w + " downloads the module"})
+			c.add(Effect{Kind: EffExec, What: "go " + sub + " " + w + " builds and runs a module that is not the project's"})
+		case strings.HasPrefix(w, ".") || strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~") || strings.HasSuffix(w, ".go"):
+			p := c.abs(strings.TrimSuffix(strings.TrimSuffix(w, "/..."), "..."))
+			if p == "" || !c.sh.inProject(p) {
+				c.add(Effect{Kind: EffExec, What: "go " + sub + " " + w + ": code that is not the project's"})
+			}
+		}
+	}
+}
+
+// --- the folder a build runs in ---
+
+// buildDirHandler: a build tool or test runner runs the build files of
+// the folder it works in (a Makefile, package.json, Cargo.toml,
+// conftest.py): the project's own code only when that folder is in the
+// project.
+func buildDirHandler(c *cmdRun) {
+	if c.base != "" && c.sh.inProject(c.base) {
+		return
+	}
+	where := c.base
+	if where == "" {
+		where = "a folder not known until it runs"
+	}
+	c.add(Effect{Kind: EffExec, What: c.prog + " runs the build files of " + where + ", which is not the project"})
+}
+
+// --- getent ---
+
+// getentHandler: the shadow databases hold password hashes.
+func getentHandler(c *cmdRun) {
+	if len(c.ops) > 0 {
+		switch db := c.ops[0].word; {
+		case !c.ops[0].lit:
+			c.add(Effect{Kind: EffSecret, What: "getent of a database not known until it runs"})
+		case db == "shadow" || db == "gshadow":
+			c.add(Effect{Kind: EffSecret, What: "getent " + db + " prints password hashes"})
+		case strings.HasPrefix(db, "ahosts") || db == "hosts" || db == "networks":
+			if len(c.ops) > 1 {
+				c.add(Effect{Kind: EffNetwork, What: "getent " + db + " looks names up in DNS"})
+			}
+		}
+	}
+}
+
+// --- sysctl ---
+
+// sysctlHandler: an assignment, -w, -p or --system changes the kernel; a
+// name with a slash is a path under /proc/sys, and .. leaves it.
+func sysctlHandler(c *cmdRun) {
+	change := c.has("-w", "--write", "-p", "--load", "-f", "--system")
+	for _, op := range c.ops {
+		if !op.lit {
+			c.add(Effect{Kind: EffSystem, What: "sysctl of a name not known until it runs"})
+			continue
+		}
+		name, _, assign := strings.Cut(op.word, "=")
+		if assign {
+			change = true
+		}
+		if strings.Contains(name, "/") {
+			p := path.Clean("/proc/sys/" + name)
+			if !strings.HasPrefix(p, "/proc/sys/") {
+				c.add(Effect{Kind: EffRead, Path: p, What: "sysctl reads " + p})
+			}
+		}
+	}
+	if change {
+		c.add(Effect{Kind: EffSystem, What: "sysctl changes kernel settings"})
+	}
+}
+
+// --- interactive programs ---
+
+// batchOptions are, for programs that are interactive unless told
+// otherwise, the options that make them print and exit.
+var batchOptions = map[string][]string{
+	"top": {"-b", "--batch", "-h", "--help", "-v", "-V", "--version"}, "iotop": {"-b", "--batch", "-h", "--help", "--version"},
+	"iftop": {"-t", "-h"}, "nethogs": {"-t", "-h", "-V"},
+	"w3m":   {"-dump", "-dump_source", "-dump_head", "-dump_both", "-dump_extra", "-version", "-help"},
+	"lynx":  {"-dump", "-source", "-head", "-mime_header", "-help", "-version", "-crawl"},
+	"links": {"-dump", "-source", "-version", "-help"}, "elinks": {"-dump", "-source", "-version", "-help"},
+	"ncdu": {"-o", "-h", "--help", "-v", "-V", "--version"}, "bpytop": {"-h", "--help", "-v", "--version"},
+	"iftop6": {"-t"}, "glances": {"--stdout", "--stdout-csv", "--stdout-json", "-V", "--version", "-h", "--help"},
+	"atop": {"-w", "-V", "-h"}, "mc": {"-V", "--version", "-h", "--help"}, "tig": {"-v", "--version", "-h", "--help"},
+}
+
+// interactiveHandler: an interactive program reads keys from its
+// terminal, and its keys run commands (top's pipe, w3m's !, iftop's !).
+func interactiveHandler(c *cmdRun) {
+	batch := batchOptions[c.prog]
+	if c.has(batch...) {
+		return
+	}
+	c.add(Effect{Kind: EffExec, What: c.prog + " is interactive: the keys typed at it can run commands"})
+}
+
+// --- operands that may be paths ---
+
+// pathOpsHandler: an operand with a slash is a file the program reads
+// (man ./x.1, info ./x.info); the others are names.
+func pathOpsHandler(c *cmdRun) {
+	for _, op := range c.ops {
+		if op.role == roleText && (strings.Contains(op.word, "/") || !op.lit) {
+			c.pathEffect(EffRead, op.word, op.lit, Effect{})
+		}
+	}
+}
+
+// --- packet capture ---
+
+// captureHandler: capturing reads the traffic of every program on the
+// host, credentials included; -r reads a saved capture instead.
+func captureHandler(c *cmdRun) {
+	if c.has("-r", "--read-file", "-h", "--help", "--version", "-D", "--list-interfaces", "-L", "--list-data-link-types", "-v", "-V") &&
+		!c.has("-i", "--interface") {
+		return
+	}
+	c.add(Effect{Kind: EffSecret, What: c.prog + " captures the host's network traffic, which carries credentials"})
+}
+
+// --- cmake ---
+
+// cmakeHandler: cmake runs the CMakeLists.txt of the source folder it is
+// given: the project's own code only in the project; cmake -E is a tool
+// of its own.
+func cmakeHandler(c *cmdRun) {
+	if mode, ok := c.optVal("-E"); ok {
+		cmakeTool(c, mode)
+		return
+	}
+	if c.has("--build", "--install", "--open") {
+		buildDirHandler(c)
+		return
+	}
+	if c.has("-P", "--help", "--version", "--system-information", "-h") {
+		return
+	}
+	src, lit := "", true
+	if v, ok := c.optVal("-S"); ok {
+		src = v
+	} else if len(c.ops) > 0 {
+		src, lit = c.ops[0].word, c.ops[0].lit
+	} else {
+		src = "."
+	}
+	if !lit {
+		c.add(Effect{Kind: EffExec, What: "cmake of a source folder not known until it runs"})
+		return
+	}
+	if p := c.abs(src); p == "" || !c.sh.inProject(p) {
+		c.add(Effect{Kind: EffExec, What: "cmake runs the CMakeLists.txt of " + src + ", which is not the project"})
+	}
+}
+
+// cmakeTool reads cmake -E MODE ARGS.
+func cmakeTool(c *cmdRun, mode string) {
+	at := -1
+	for i, w := range c.words {
+		if (w == "-E" && i+1 < len(c.words) && c.words[i+1] == mode) || w == "-E"+mode {
+			at = i + 1
+			if w != "-E" {
+				at = i
+			}
+			break
+		}
+	}
+	if at < 0 {
+		c.unknown("cmake -E " + mode)
+		return
+	}
+	words, lits, globs := c.words[at+1:], c.lits[at+1:], c.globs[at+1:]
+	var files []operand
+	for i, w := range words {
+		if !strings.HasPrefix(w, "-") {
+			files = append(files, operand{word: w, lit: lits[i]})
+		}
+	}
+	switch mode {
+	case "echo", "echo_append", "capabilities", "environment", "true", "false", "sleep":
+	case "cat", "compare_files", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum":
+		for _, f := range files {
+			c.pathEffect(EffRead, f.word, f.lit, Effect{})
+		}
+	case "copy", "copy_if_different", "copy_directory", "copy_directory_if_different", "create_symlink", "create_hardlink":
+		for i, f := range files {
+			if i == len(files)-1 {
+				c.writePath(f.word, f.lit, Effect{})
+			} else {
+				c.pathEffect(EffRead, f.word, f.lit, Effect{})
+			}
+		}
+	case "make_directory":
+		for _, f := range files {
+			c.writePath(f.word, f.lit, Effect{Create: true})
+		}
+	case "touch", "touch_nocreate":
+		for _, f := range files {
+			c.writePath(f.word, f.lit, Effect{Append: true})
+		}
+	case "rename":
+		for i, f := range files {
+			if i == len(files)-1 {
+				c.writePath(f.word, f.lit, Effect{})
+			} else {
+				c.pathEffect(EffDelete, f.word, f.lit, Effect{})
+			}
+		}
+	case "remove", "rm", "remove_directory":
+		for _, f := range files {
+			c.pathEffect(EffDelete, f.word, f.lit, Effect{})
+		}
+	case "time":
+		c.sh.call(words, lits, globs, nil, false, c.depth)
+	case "chdir":
+		if len(words) > 1 {
+			c.pathEffect(EffRead, words[0], lits[0], Effect{})
+			c.sh.call(words[1:], lits[1:], globs[1:], nil, false, c.depth)
+		}
+	case "env":
+		c.sh.call(append([]string{"env"}, words...), append([]bool{true}, lits...), append([]bool{false}, globs...), nil, false, c.depth)
+	default:
+		c.unknown("cmake -E " + mode + " is not a tool agate knows")
+	}
+}
+
+// --- TeX ---
+
+// texHandler: TeX runs the file it is given, or the TeX code given in
+// its place (an operand that starts with a backslash): code that reads
+// any file, and with --shell-escape runs commands.
+func texHandler(c *cmdRun) {
+	if len(c.ops) == 0 {
+		if !c.has("--version", "-version", "--help", "-help") {
+			c.add(Effect{Kind: EffExec, What: c.prog + " reads TeX code from its input"})
+		}
+		return
+	}
+	op := c.ops[0]
+	if strings.HasPrefix(op.word, "\\") || strings.HasPrefix(op.word, "&") {
+		c.add(Effect{Kind: EffExec, What: c.prog + " runs TeX code given on the command line"})
+		return
+	}
+	c.script(op.word, op.lit)
+}
+
+// --- an option after which the words are a command ---
+
+// restCmdHandler: an option marked !rest that takes no value (pidstat
+// -e PROGRAM ARGS) is followed by a command.
+func restCmdHandler(c *cmdRun) {
+	for _, o := range c.opts {
+		if !o.spec.rest || o.spec.arg != argNone {
+			continue
+		}
+		for i, w := range c.words {
+			if w == o.name && c.lits[i] {
+				if i+1 < len(c.words) {
+					c.sh.call(c.words[i+1:], c.lits[i+1:], c.globs[i+1:], nil, false, c.depth)
+				}
+				return
+			}
+		}
+	}
+}
+
+// --- @file ---
+
+// atFileHandler: an operand @FILE is a file of more arguments, read
+// (gcc, as, ld, nm, readelf).
+func atFileHandler(c *cmdRun) {
+	for _, op := range c.ops {
+		if f, ok := strings.CutPrefix(op.word, "@"); ok && f != "" {
+			c.pathEffect(EffRead, f, op.lit, Effect{What: c.prog + " reads more arguments from " + f})
+		}
+	}
+}
+
+// --- capsh ---
+
+// capshQueries are capsh's options that only look.
+var capshQueries = map[string]bool{"--print": true, "--current": true, "--decode": true, "--supports": true,
+	"--explain": true, "--help": true, "--license": true, "--has-p": true, "--has-i": true, "--has-a": true,
+	"--has-b": true, "--is-uid": true, "--is-gid": true, "--has-ambient": true, "--has-no-new-privs": true}
+
+// capshHandler: capsh's options change capabilities, ids and the root;
+// -- and == run bash with the words after them.
+func capshHandler(c *cmdRun) {
+	for i, w := range c.words {
+		if w == "--" || w == "==" {
+			rest := append([]string{"bash"}, c.words[i+1:]...)
+			lits := append([]bool{true}, c.lits[i+1:]...)
+			globs := append([]bool{false}, c.globs[i+1:]...)
+			c.sh.call(rest, lits, globs, nil, c.stdinCode, c.depth)
+			return
+		}
+		name, _, _ := strings.Cut(w, "=")
+		if !capshQueries[name] {
+			c.add(Effect{Kind: EffElevated, What: "capsh " + name + " changes capabilities, ids or the root folder"})
+			c.add(Effect{Kind: EffSystem, What: "capsh " + name})
+			return
+		}
+	}
+}
+
+// --- exiftool ---
+
+// exiftoolCode matches an exiftool format with Perl in it: ${TAG;EXPR}.
+var exiftoolCode = regexp.MustCompile(`\$\{[^}]*;`)
+
+// exiftoolHandler: -TAG=VALUE, -TAG<=FILE and -TAG<SRC write the files
+// given; -FileName= and -Directory= move them anywhere; -if, -api Filter
+// and a format with ${TAG;EXPR} run Perl.
+func exiftoolHandler(c *cmdRun) {
+	writes := c.has("-tagsFromFile", "-TagsFromFile", "-all=", "-delete_original", "-restore_original")
+	for _, o := range c.opts {
+		name := o.name
+		if i := strings.IndexAny(name, "=<>"); i > 0 {
+			tag := strings.ToLower(strings.TrimPrefix(name[:i], "-"))
+			if j := strings.LastIndexByte(tag, ':'); j >= 0 {
+				tag = tag[j+1:]
+			}
+			tag = strings.TrimRight(tag, "+-^")
+			writes = true
+			switch tag {
+			case "filename", "directory", "testname", "hardlink", "symlink":
+				c.add(Effect{Kind: EffWrite, What: "exiftool -" + tag + "= moves or links files where it likes"})
+			}
+			if f, ok := strings.CutPrefix(name[i:], "<="); ok && f != "" {
+				c.pathEffect(EffRead, f, o.lit, Effect{})
+			}
+		}
+		switch o.name {
+		case "-if", "-api", "-userParam", "-config":
+			c.add(Effect{Kind: EffExec, What: "exiftool " + o.name + " runs Perl"})
+		case "-p", "-printFormat":
+			if exiftoolCode.MatchString(o.val) {
+				c.add(Effect{Kind: EffExec, What: "exiftool -p with ${...;EXPR} runs Perl"})
+			}
+		}
+	}
+	if writes && !c.has("-o", "-out") {
+		for _, op := range c.ops {
+			c.writePath(op.word, op.lit, Effect{Edit: true})
+		}
+	}
+}
+
+// --- names that are spliced into code ---
+
+var identWord = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+
+// identArgHandler: xdg-user-dir splices its operand into shell code it
+// evaluates: anything but a plain name is code.
+func identArgHandler(c *cmdRun) {
+	for _, op := range c.ops {
+		if !op.lit || !identWord.MatchString(op.word) {
+			c.add(Effect{Kind: EffExec, What: c.prog + " evaluates " + op.word + " as shell code"})
+		}
+	}
+}
+
+// --- ffmpeg ---
+
+// ffmpegFilterCode are filters that load a library; ffmpegFilterFiles
+// read files (or URLs) the filter string names.
+var (
+	ffmpegFilterCode  = regexp.MustCompile(`(?i)(^|[,;\[\]\s])(ladspa|lv2|frei0r|frei0r_src|ocv|zmq|azmq)\b`)
+	ffmpegFilterFiles = regexp.MustCompile(`(?i)(^|[,;\[\]\s])(movie|amovie|subtitles|ass|sendcmd|asendcmd|lut3d|haldclut|lut1d|drawtext|coreimage|coreimagesrc)\b`)
+)
+
+// ffmpegHandler: the filter graphs are small programs of their own.
+func ffmpegHandler(c *cmdRun) {
+	for _, o := range c.opts {
+		switch o.name {
+		case "-vf", "-af", "-filter", "-filter:v", "-filter:a", "-filter_complex", "-lavfi", "-filter_script", "-filter_complex_script":
+			if !o.lit || ffmpegFilterCode.MatchString(o.val) {
+				c.add(Effect{Kind: EffExec, What: "an ffmpeg filter that loads a library"})
+			} else if ffmpegFilterFiles.MatchString(o.val) {
+				c.unknown("an ffmpeg filter that reads the files it names")
+			}
+		}
+	}
+}
+
+// --- git diff and git grep ---
+
+// gitDiffHandler: git diff and git grep read files outside the
+// repository given --no-index (and git diff given paths outside it).
+func gitDiffHandler(c *cmdRun) {
+	gitHandler(c)
+	noIndex := c.has("--no-index")
+	dash := len(c.words)
+	for i, w := range c.words {
+		if w == "--" && c.lits[i] {
+			dash = i
+			break
+		}
+	}
+	ops := c.ops
+	if c.prefix[len(c.prefix)-1] == "grep" {
+		if !noIndex {
+			return
+		}
+		if !c.has("-e", "-f") && len(ops) > 0 {
+			ops = ops[1:] // the pattern
+		}
+		if len(ops) == 0 {
+			c.add(Effect{Kind: EffRead, Path: c.base})
+		}
+	}
+	for _, op := range ops {
+		w := op.word
+		if noIndex || op.at > dash || strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~") || strings.HasPrefix(w, ".") ||
+			strings.Contains(w, "/") && !strings.Contains(w, "..") {
+			c.pathEffect(EffRead, w, op.lit, Effect{})
+		}
+	}
+}
+
+// --- cpio ---
+
+// cpioTakes are cpio's options that take a value.
+var cpioTakes = map[string]bool{"-F": true, "--file": true, "-O": true, "-I": true, "-H": true, "--format": true,
+	"-R": true, "--owner": true, "-D": true, "--directory": true, "-E": true, "--pattern-file": true, "-M": true,
+	"--message": true, "-C": true, "--io-size": true, "--block-size": true, "--rsh-command": true, "--rename-batch-file": true}
+
+// cpioFlags are cpio's options that take none.
+var cpioFlags = map[string]bool{"-o": true, "--create": true, "-i": true, "--extract": true, "-p": true, "--pass-through": true,
+	"-t": true, "--list": true, "-d": true, "--make-directories": true, "-u": true, "--unconditional": true, "-v": true,
+	"--verbose": true, "-V": true, "--dot": true, "-m": true, "--preserve-modification-time": true, "-a": true,
+	"--reset-access-time": true, "-B": true, "-c": true, "-f": true, "--nonmatching": true, "-l": true, "--link": true,
+	"-L": true, "--dereference": true, "-n": true, "--numeric-uid-gid": true, "-s": true, "--swap-bytes": true,
+	"-S": true, "--swap-halfwords": true, "-b": true, "--swap": true, "-0": true, "--null": true, "--quiet": true,
+	"--no-absolute-filenames": true, "--absolute-filenames": true, "--sparse": true, "--no-preserve-owner": true,
+	"--only-verify-crc": true, "--to-stdout": true, "--help": true, "--version": true, "-r": true, "--rename": true,
+	"--force-local": true, "--device-independent": true, "--reproducible": true, "--ignore-devno": true, "--renumber-inodes": true}
+
+// cpioHandler reads cpio's mode and options: -o archives the files named
+// on its input, -i unpacks into the folder it runs in, -p copies into a
+// folder; an archive named host:path is on another host.
+func cpioHandler(c *cmdRun) {
+	mode, archive, archiveLit := "", "", true
+	dir := c.base
+	var ops []operand
+	for i := 0; i < len(c.words); i++ {
+		w := c.words[i]
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			ops = append(ops, operand{word: w, lit: c.lits[i]})
+			continue
+		}
+		name, val, hasVal := strings.Cut(w, "=")
+		if !strings.HasPrefix(w, "--") && len(w) > 2 {
+			// -idv, -ovF x
+			for j := 1; j < len(w); j++ {
+				f := "-" + w[j:j+1]
+				if cpioTakes[f] {
+					name, val, hasVal = f, w[j+1:], w[j+1:] != ""
+					break
+				}
+				if !cpioFlags[f] {
+					c.unknown("cpio " + f + " is not an option agate knows")
+					return
+				}
+				switch w[j] {
+				case 'o', 'i', 'p', 't':
+					mode = w[j : j+1]
+				}
+				name = ""
+			}
+			if name == "" {
+				continue
+			}
+		}
+		switch {
+		case cpioTakes[name]:
+			lit := c.lits[i]
+			if !hasVal {
+				if i+1 >= len(c.words) {
+					c.unknown("cpio " + name + " without its value")
+					return
+				}
+				i++
+				val, lit = c.words[i], c.lits[i]
+			}
+			switch name {
+			case "-F", "--file", "-O", "-I":
+				archive, archiveLit = val, lit
+			case "-D", "--directory":
+				dir = c.abs(val)
+			case "-E", "--pattern-file":
+				c.pathEffect(EffRead, val, lit, Effect{})
+			case "--rsh-command":
+				c.add(Effect{Kind: EffExec, What: "cpio runs " + val + " to reach a remote archive"})
+			case "--rename-batch-file":
+				c.writePath(val, lit, Effect{})
+			}
+		case cpioFlags[name]:
+			switch name {
+			case "-o", "--create":
+				mode = "o"
+			case "-i", "--extract":
+				mode = "i"
+			case "-p", "--pass-through":
+				mode = "p"
+			case "-t", "--list":
+				mode = "t"
+			case "--absolute-filenames":
+				c.add(Effect{Kind: EffWrite, What: "cpio --absolute-filenames may write anywhere"})
+			}
+		default:
+			c.unknown("cpio " + name + " is not an option agate knows")
+			return
+		}
+	}
+	c.prefix = append(c.prefix, "-"+mode)
+	remote := ""
+	if archive != "" && archiveLit && !c.has("--force-local") {
+		if i := strings.IndexByte(archive, ':'); i > 0 && !strings.Contains(archive[:i], "/") {
+			remote = hostOf(archive[:i])
+		}
+	}
+	if remote != "" {
+		c.add(Effect{Kind: EffNetwork, Host: remote, What: "cpio reaches " + remote + " for the archive " + archive})
+	}
+	readsNamed := func() {
+		if c.sh.stdinPaths != nil {
+			for _, p := range c.sh.stdinPaths {
+				c.add(Effect{Kind: EffRead, Path: p})
+			}
+			return
+		}
+		c.add(Effect{Kind: EffRead, What: "cpio -" + mode + " reads the files named on its input"})
+	}
+	switch mode {
+	case "o":
+		readsNamed()
+		if remote != "" {
+			c.add(Effect{Kind: EffUpload, Host: remote})
+		} else if archive != "" {
+			c.writePath(archive, archiveLit, Effect{})
+		}
+	case "i", "t":
+		if archive != "" && remote == "" {
+			c.pathEffect(EffRead, archive, archiveLit, Effect{})
+		}
+		if mode == "i" && !c.has("--to-stdout", "--only-verify-crc") {
+			if dir == "" {
+				c.add(Effect{Kind: EffWrite, What: "cpio extracts into a folder not known until it runs"})
+			} else {
+				c.add(Effect{Kind: EffWrite, Path: dir, What: "cpio extracts into " + dir})
+			}
+		}
+	case "p":
+		readsNamed()
+		if len(ops) == 0 {
+			c.unknown("cpio -p without a folder")
+			return
+		}
+		for _, op := range ops {
+			c.writePath(op.word, op.lit, Effect{})
+		}
+	default:
+		if !c.has("--help", "--version") {
+			c.unknown("cpio without -o, -i, -p or -t")
+		}
+	}
+}
+
+// --- GNU parallel ---
+
+// parallelTakes are parallel's options that take a value, and whether it
+// names a file read (r), written (w), a host (h), a program (p) or
+// something else (-).
+var parallelTakes = map[string]byte{"-j": '-', "--jobs": '-', "-P": '-', "--max-procs": '-', "-n": '-', "--max-args": '-',
+	"-N": '-', "-d": '-', "--delimiter": '-', "-I": '-', "--replace": '-', "--colsep": '-', "-C": '-', "--timeout": '-',
+	"--retries": '-', "--delay": '-', "--load": '-', "--memfree": '-', "--nice": '-', "--halt": '-', "--block": '-',
+	"--block-size": '-', "--recstart": '-', "--recend": '-', "--header": '-', "--tagstring": '-', "--rpl": '-',
+	"-E": '-', "--eof": '-', "--id": '-', "--seqreplace": '-', "--termseq": '-', "-s": '-', "--max-chars": '-',
+	"-L": '-', "--max-lines": '-', "--resume": '-', "--joblog": 'w', "--results": 'w', "--res": 'w', "--output-as-files": '-',
+	"-a": 'r', "--arg-file": 'r', "--argfile": 'r', "-S": 'h', "--sshlogin": 'h', "--slf": 'r', "--sshloginfile": 'r',
+	"--ssh": 'p', "--workdir": '-', "--wd": '-', "--env": '-', "--tmpdir": '-', "--basefile": 'r', "--bf": 'r',
+	"--return": '-', "--transferfile": 'r', "--tf": 'r', "--trc": '-', "--trim": '-'}
+
+// parallelFlags are parallel's options that take none.
+var parallelFlags = map[string]bool{"-k": true, "--keep-order": true, "-X": true, "-m": true, "-q": true, "--quote": true,
+	"--bar": true, "--progress": true, "--eta": true, "-v": true, "--verbose": true, "-t": true, "--dry-run": true, "--dryrun": true,
+	"--tag": true, "--line-buffer": true, "--lb": true, "--group": true, "-u": true, "--ungroup": true, "-0": true, "--null": true,
+	"-r": true, "--no-run-if-empty": true, "--shuf": true, "--no-notice": true, "--will-cite": true, "--files": true,
+	"--pipe": true, "--pipepart": true, "--spreadstdin": true, "--xapply": true, "--link": true,
+	"--plus": true, "--resume-failed": true, "--retry-failed": true, "--halt-on-error": true, "--fg": true, "-x": true,
+	"--xargs": true, "--ctag": true, "--joblog-append": true, "--line-buffered": true, "--silent": true,
+	"--version": true, "-V": true, "--help": true, "-h": true, "--number-of-cpus": true, "--number-of-cores": true,
+	"--number-of-threads": true, "--cleanup": true, "--transfer": true, "--onall": true, "--nonall": true}
+
+// parallelHandler reads GNU parallel: the words before ::: (or ::::) are a
+// command line run by the shell, once per input; with none, the inputs
+// are the commands.
+func parallelHandler(c *cmdRun) {
+	words, lits := c.words, c.lits
+	i := 0
+	for ; i < len(words) && strings.HasPrefix(words[i], "-") && words[i] != "-"; i++ {
+		w := words[i]
+		if w == "--" {
+			i++
+			break
+		}
+		name, val, hasVal := strings.Cut(w, "=")
+		kind, takes := parallelTakes[name]
+		if !takes && len(name) > 2 && name[1] != '-' {
+			if kind, takes = parallelTakes[name[:2]]; takes {
+				name, val, hasVal = name[:2], name[2:], true
+			}
+		}
+		switch {
+		case takes:
+			lit := lits[i]
+			if !hasVal {
+				if i+1 >= len(words) {
+					c.unknown("parallel " + name + " without its value")
+					return
+				}
+				i++
+				val, lit = words[i], lits[i]
+			}
+			switch kind {
+			case 'r':
+				c.pathEffect(EffRead, val, lit, Effect{})
+			case 'w':
+				c.writePath(val, lit, Effect{})
+			case 'h':
+				c.add(Effect{Kind: EffNetwork, Host: hostOf(val), What: "parallel runs the commands on " + val})
+				c.add(Effect{Kind: EffUpload, Host: hostOf(val)})
+			case 'p':
+				c.value(roleProgram, val, lit, name)
+			}
+		case parallelFlags[name]:
+		default:
+			c.unknown("parallel " + name + " is not an option agate knows")
+			return
+		}
+	}
+	cmdEnd := len(words)
+	for j := i; j < len(words); j++ {
+		if lits[j] && strings.HasPrefix(words[j], ":::") {
+			cmdEnd = j
+			break
+		}
+	}
+	for j := cmdEnd; j < len(words); j++ {
+		if !lits[j] || !strings.HasPrefix(words[j], "::::") {
+			continue
+		}
+		for k := j + 1; k < len(words) && !(lits[k] && strings.HasPrefix(words[k], ":::")); k++ {
+			c.pathEffect(EffRead, words[k], lits[k], Effect{})
+		}
+	}
+	if i == cmdEnd {
+		c.add(Effect{Kind: EffExec, What: "parallel runs each of its inputs as a command"})
+		return
+	}
+	cmd := words[i:cmdEnd]
+	for _, l := range lits[i:cmdEnd] {
+		if !l {
+			c.add(Effect{Kind: EffExec, What: "parallel with a command not known until it runs"})
+			return
+		}
+	}
+	line := strings.Join(cmd, " ")
+	const arg = `"$PARALLEL_INPUT"`
+	if parallelRepl.MatchString(line) {
+		line = parallelRepl.ReplaceAllString(line, arg)
+	} else {
+		line += " " + arg
+	}
+	c.sh.parse(line, c.depth+1)
+}
+
+// parallelRepl matches parallel's replacement strings: {}, {.}, {/},
+// {//}, {/.}, {#}, {%}, {1}, {2.}.
+var parallelRepl = regexp.MustCompile(`\{[0-9]*(\.|/|//|/\.|#|%)?\}`)
+
+// --- ps ---
+
+// psHandler: BSD-style ps letters with e (ps auxe, ps e) print the
+// environment of every process, credentials included.
+func psHandler(c *cmdRun) {
+	for _, op := range c.ops {
+		if !strings.HasPrefix(op.word, "-") && strings.ContainsRune(op.word, 'e') && identWord.MatchString(op.word) {
+			c.add(Effect{Kind: EffSecret, What: "ps " + op.word + " prints the environment of processes"})
+			return
+		}
+	}
+}
