@@ -21,7 +21,8 @@ func init() {
 		"capture": captureHandler, "cmake": cmakeHandler, "tex": texHandler, "restcmd": restCmdHandler,
 		"atfile": atFileHandler, "capsh": capshHandler, "exiftool": exiftoolHandler, "builddir": buildDirHandler,
 		"identarg": identArgHandler, "ffmpeg": ffmpegHandler, "gitdiff": gitDiffHandler, "cpio": cpioHandler,
-		"parallel": parallelHandler, "ps": psHandler, "npm+dir": func(c *cmdRun) { npmHandler(c); buildDirHandler(c) },
+		"parallel": parallelHandler, "ps": psHandler, "leadcmd": leadCmdHandler, "ipx": ipHandler2, "strace": straceHandler, "nosub-exec": noSubExecHandler, "shellcmd": shellCmdHandler,
+		"npm+dir":    func(c *cmdRun) { npmHandler(c); buildDirHandler(c) },
 		"yarn+dir":   func(c *cmdRun) { yarnHandler(c); buildDirHandler(c) },
 		"poetry+dir": func(c *cmdRun) { subWordsHandler(poetryWords)(c); buildDirHandler(c) },
 	} {
@@ -76,6 +77,22 @@ func watchHandler(c *cmdRun) {
 	for _, l := range lits {
 		if !l {
 			c.add(Effect{Kind: EffExec, What: "watch with a command not known until it runs"})
+			return
+		}
+	}
+	c.sh.parse(strings.Join(words, " "), c.depth+1)
+}
+
+// shellCmdHandler: the operands, joined by spaces, are a shell command
+// (tmux new-session 'make test').
+func shellCmdHandler(c *cmdRun) {
+	if len(c.ops) == 0 {
+		return
+	}
+	words, lits, _ := opWords(c.ops)
+	for _, l := range lits {
+		if !l {
+			c.add(Effect{Kind: EffExec, What: c.prog + " with a command not known until it runs"})
 			return
 		}
 	}
@@ -280,7 +297,8 @@ var batchOptions = map[string][]string{
 	"links": {"-dump", "-source", "-version", "-help"}, "elinks": {"-dump", "-source", "-version", "-help"},
 	"ncdu": {"-o", "-h", "--help", "-v", "-V", "--version"}, "bpytop": {"-h", "--help", "-v", "--version"},
 	"iftop6": {"-t"}, "glances": {"--stdout", "--stdout-csv", "--stdout-json", "-V", "--version", "-h", "--help"},
-	"atop": {"-w", "-V", "-h"}, "mc": {"-V", "--version", "-h", "--help"}, "tig": {"-v", "--version", "-h", "--help"},
+	"atop": {"-w", "-V", "-h"}, "screen": {"-ls", "-list", "-v", "--version", "-h", "--help", "-d", "-D", "-dm", "-dmS", "-m"},
+	"script": {"-c", "--command", "-V", "--version", "-h", "--help"}, "mc": {"-V", "--version", "-h", "--help"}, "tig": {"-v", "--version", "-h", "--help"},
 }
 
 // interactiveHandler: an interactive program reads keys from its
@@ -867,7 +885,7 @@ func parallelHandler(c *cmdRun) {
 	line := strings.Join(cmd, " ")
 	const arg = `"$PARALLEL_INPUT"`
 	if parallelRepl.MatchString(line) {
-		line = parallelRepl.ReplaceAllString(line, arg)
+		line = parallelRepl.ReplaceAllLiteralString(line, arg)
 	} else {
 		line += " " + arg
 	}
@@ -878,6 +896,16 @@ func parallelHandler(c *cmdRun) {
 // {//}, {/.}, {#}, {%}, {1}, {2.}.
 var parallelRepl = regexp.MustCompile(`\{[0-9]*(\.|/|//|/\.|#|%)?\}`)
 
+// --- a program's session ---
+
+// noSubExecHandler: with no subcommand, the program starts an interactive
+// session (tmux alone is tmux new-session).
+func noSubExecHandler(c *cmdRun) {
+	if len(c.prefix) == 1 && !c.has("-V", "--version", "-h", "--help") {
+		c.add(Effect{Kind: EffExec, What: c.prog + " with no command starts an interactive session"})
+	}
+}
+
 // --- ps ---
 
 // psHandler: BSD-style ps letters with e (ps auxe, ps e) print the
@@ -887,6 +915,130 @@ func psHandler(c *cmdRun) {
 		if !strings.HasPrefix(op.word, "-") && strings.ContainsRune(op.word, 'e') && identWord.MatchString(op.word) {
 			c.add(Effect{Kind: EffSecret, What: "ps " + op.word + " prints the environment of processes"})
 			return
+		}
+	}
+}
+
+// --- commands after a leading operand ---
+
+// leadOps says, for programs that run a command after some operands of
+// their own (chrt PRIO CMD, setarch ARCH CMD, flock FILE CMD), how many
+// there are, the options that make them act on a running process
+// instead, and the options that make the command one string of shell
+// code (entr -s 'make && ./run').
+var leadOps = map[string]struct {
+	n         int
+	pid, code []string
+}{
+	"chrt": {1, []string{"-p", "--pid"}, nil}, "taskset": {1, []string{"-p", "--pid"}, nil}, "setarch": {1, nil, nil},
+	"flock": {1, nil, nil}, "entr": {0, nil, []string{"-s"}},
+}
+
+// setarchNames are the architectures setarch takes, and the names it
+// also runs under (linux32 CMD: the architecture is in the name).
+var setarchNames = map[string]bool{"i386": true, "i486": true, "i586": true, "i686": true, "x86_64": true, "linux32": true,
+	"linux64": true, "aarch64": true, "arm": true, "armv7l": true, "armv8l": true, "arm64": true, "ppc": true, "ppc32": true,
+	"ppc64": true, "ppc64le": true, "s390": true, "s390x": true, "mips": true, "mips64": true, "parisc": true, "parisc32": true,
+	"parisc64": true, "sparc": true, "sparc32": true, "sparc32bash": true, "sparc64": true, "ia64": true, "alpha": true,
+	"uname26": true, "x86": true, "riscv64": true, "loongarch64": true}
+
+// leadCmdHandler runs the command after a program's own leading
+// operands; with a --pid option it changes a running process instead.
+func leadCmdHandler(c *cmdRun) {
+	spec, ok := leadOps[c.spec.name]
+	if !ok {
+		return
+	}
+	if len(spec.pid) > 0 && c.has(spec.pid...) {
+		if len(c.ops) > 1 {
+			c.add(Effect{Kind: EffSystem, What: c.prog + " changes a running process"})
+		}
+		return
+	}
+	n := spec.n
+	if c.spec.name == "setarch" {
+		n = 0
+		if c.prog == "setarch" && len(c.ops) > 0 && setarchNames[c.ops[0].word] {
+			n = 1
+		}
+		// setarch ARCH -R CMD: its options may follow the architecture.
+		for n < len(c.ops) && strings.HasPrefix(c.ops[n].word, "-") && c.spec.exactOpt(c.ops[n].word) != nil {
+			n++
+		}
+	}
+	if len(c.ops) <= n {
+		if c.spec.name == "setarch" && !c.has("--list", "-h", "--help", "-V", "--version") {
+			c.add(Effect{Kind: EffExec, What: "setarch with no command starts a shell"})
+		}
+		return
+	}
+	w, l, g := opWords(c.ops[n:])
+	if len(w) == 2 && (w[0] == "-c" || w[0] == "--command") || len(spec.code) > 0 && c.has(spec.code...) {
+		// flock FILE -c 'CMD', entr -s 'CMD': shell code.
+		if w[0] == "-c" || w[0] == "--command" {
+			w, l = w[1:], l[1:]
+		}
+		for _, x := range l {
+			if !x {
+				c.add(Effect{Kind: EffExec, What: c.prog + " runs code not known until it runs"})
+				return
+			}
+		}
+		c.sh.parse(strings.Join(w, " "), c.depth+1)
+		return
+	}
+	c.sh.call(w, l, g, nil, c.stdinCode, c.depth)
+}
+
+// --- ip ---
+
+// ipReads are ip's commands that only show.
+var ipReads = map[string]bool{"show": true, "list": true, "lst": true, "ls": true, "get": true, "help": true, "sh": true}
+
+// ipHandler2 reads ip OBJECT COMMAND: only show, list, get and help
+// leave the network as it is (ip link s is set, ip addr s is show);
+// ip netns exec NAME CMD and ip vrf exec NAME CMD run a command; a
+// batch file can do anything.
+func ipHandler2(c *cmdRun) {
+	if c.spec.name == "nft" {
+		// nft COMMAND OBJECT: only list, describe and monitor show.
+		if len(c.ops) > 0 && !(c.ops[0].lit && (c.ops[0].word == "list" || c.ops[0].word == "describe" || c.ops[0].word == "monitor" || c.ops[0].word == "help")) {
+			c.add(Effect{Kind: EffSystem, What: "nft " + c.ops[0].word + " changes the firewall"})
+		}
+		return
+	}
+	if c.has("-b", "-batch") {
+		c.add(Effect{Kind: EffSystem, What: "ip -batch runs the commands of a file"})
+	}
+	if len(c.ops) < 2 {
+		return
+	}
+	obj, cmd := c.ops[0].word, c.ops[1].word
+	if (strings.HasPrefix("netns", obj) && len(obj) > 1 || obj == "vrf") && cmd == "exec" || strings.HasPrefix("exec", cmd) && cmd != "" && obj == "netns" {
+		c.add(Effect{Kind: EffElevated, What: "ip " + obj + " exec runs a command in another namespace"})
+		if len(c.ops) > 3 {
+			w, l, g := opWords(c.ops[3:])
+			c.sh.call(w, l, g, nil, c.stdinCode, c.depth)
+		}
+		return
+	}
+	if !c.ops[1].lit || !(ipReads[cmd] || cmd == "s" && !strings.HasPrefix(obj, "l")) {
+		c.add(Effect{Kind: EffSystem, What: "ip " + obj + " " + cmd + " changes the network"})
+	}
+}
+
+// --- strace -o |CMD ---
+
+// straceHandler: strace -o '|CMD' (or '!CMD') pipes the trace into a
+// shell command.
+func straceHandler(c *cmdRun) {
+	for _, o := range c.opts {
+		if (o.name == "-o" || o.name == "--output") && (strings.HasPrefix(o.val, "|") || strings.HasPrefix(o.val, "!")) {
+			if !o.lit {
+				c.add(Effect{Kind: EffExec, What: "strace pipes its trace into a command not known until it runs"})
+				continue
+			}
+			c.sh.parse(o.val[1:], c.depth+1)
 		}
 	}
 }
