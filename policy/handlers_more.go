@@ -21,7 +21,7 @@ func init() {
 		"capture": captureHandler, "cmake": cmakeHandler, "tex": texHandler, "restcmd": restCmdHandler,
 		"atfile": atFileHandler, "capsh": capshHandler, "exiftool": exiftoolHandler, "builddir": buildDirHandler,
 		"identarg": identArgHandler, "ffmpeg": ffmpegHandler, "gitdiff": gitDiffHandler, "cpio": cpioHandler,
-		"parallel": parallelHandler, "ps": psHandler, "leadcmd": leadCmdHandler, "ipx": ipHandler2, "strace": straceHandler, "nosub-exec": noSubExecHandler, "shellcmd": shellCmdHandler,
+		"parallel": parallelHandler, "ps": psHandler, "leadcmd": leadCmdHandler, "ipx": ipHandler2, "strace": straceHandler, "nosub-exec": noSubExecHandler, "shellcmd": shellCmdHandler, "cc": ccHandler,
 		"npm+dir":    func(c *cmdRun) { npmHandler(c); buildDirHandler(c) },
 		"yarn+dir":   func(c *cmdRun) { yarnHandler(c); buildDirHandler(c) },
 		"poetry+dir": func(c *cmdRun) { subWordsHandler(poetryWords)(c); buildDirHandler(c) },
@@ -184,7 +184,6 @@ func tarArchive(words []string, lits []bool) (archive string, lit, force bool) {
 // generate are given: a module at a version (pkg@v1) is downloaded and
 // built, a folder or file outside the project is not the project's code.
 func goHandler(c *cmdRun) {
-	buildDirHandler(c)
 	if len(c.prefix) < 2 {
 		return
 	}
@@ -192,8 +191,10 @@ func goHandler(c *cmdRun) {
 	switch sub {
 	case "build", "run", "test", "vet", "list", "generate":
 	default:
+		buildDirHandler(c)
 		return
 	}
+	buildDirHandler(c)
 	ops := c.ops
 	if sub == "run" {
 		// go run FILES... ARGS or go run PACKAGE ARGS: the rest are the
@@ -228,9 +229,9 @@ func goHandler(c *cmdRun) {
 // buildDirHandler: a build tool or test runner runs the build files of
 // the folder it works in (a Makefile, package.json, Cargo.toml,
 // conftest.py): the project's own code only when that folder is in the
-// project.
+// project. It matters only where the command runs the project's code.
 func buildDirHandler(c *cmdRun) {
-	if c.base != "" && c.sh.inProject(c.base) {
+	if c.base != "" && c.sh.inProject(c.base) || !effectSet(c.effects).has(EffProject) {
 		return
 	}
 	where := c.base
@@ -342,6 +343,14 @@ func captureHandler(c *cmdRun) {
 // of its own.
 func cmakeHandler(c *cmdRun) {
 	if mode, ok := c.optVal("-E"); ok {
+		// cmake -E is a tool of its own: it runs no CMakeLists.txt.
+		kept := c.effects[:0]
+		for _, e := range c.effects {
+			if e.Kind != EffProject {
+				kept = append(kept, e)
+			}
+		}
+		c.effects = kept
 		cmakeTool(c, mode)
 		return
 	}
@@ -1039,6 +1048,20 @@ func straceHandler(c *cmdRun) {
 				continue
 			}
 			c.sh.parse(o.val[1:], c.depth+1)
+		}
+	}
+}
+
+// --- C compilers ---
+
+// ccHandler: an operand @FILE holds more options; -Wl,-plugin and
+// -Xlinker -plugin make the linker load a library.
+func ccHandler(c *cmdRun) {
+	atFileHandler(c)
+	for _, o := range c.opts {
+		v := o.name + "," + o.val
+		if (strings.HasPrefix(o.name, "-Wl,") || o.name == "-Xlinker") && strings.Contains(v, "plugin") {
+			c.unknown(c.prog + " " + o.name + " " + o.val + " makes the linker load a library")
 		}
 	}
 }
