@@ -21,7 +21,8 @@ func init() {
 		"capture": captureHandler, "cmake": cmakeHandler, "tex": texHandler, "restcmd": restCmdHandler,
 		"atfile": atFileHandler, "capsh": capshHandler, "exiftool": exiftoolHandler, "builddir": buildDirHandler,
 		"identarg": identArgHandler, "ffmpeg": ffmpegHandler, "gitdiff": gitDiffHandler, "cpio": cpioHandler,
-		"parallel": parallelHandler, "ps": psHandler, "leadcmd": leadCmdHandler, "ipx": ipHandler2, "strace": straceHandler, "nosub-exec": noSubExecHandler, "shellcmd": shellCmdHandler, "cc": ccHandler,
+		"parallel": parallelHandler, "ps": psHandler, "leadcmd": leadCmdHandler, "ipx": ipHandler2, "strace": straceHandler, "nosub-exec": noSubExecHandler, "shellcmd": shellCmdHandler, "cc": ccHandler, "unless": unlessHandler,
+		"csplit": csplitHandler, "cowfile": cowfileHandler, "pipeout": straceHandler,
 		"npm+dir":    func(c *cmdRun) { npmHandler(c); buildDirHandler(c) },
 		"yarn+dir":   func(c *cmdRun) { yarnHandler(c); buildDirHandler(c) },
 		"poetry+dir": func(c *cmdRun) { subWordsHandler(poetryWords)(c); buildDirHandler(c) },
@@ -50,7 +51,9 @@ var moreDangerousVars = []string{
 	"GOTOOLCHAIN", "CPP", "LD", "NPM_CONFIG_SCRIPT_SHELL", "npm_config_script_shell", "npm_config_userconfig",
 	"npm_config_registry", "YARN_RC_FILENAME", "SUDO_ASKPASS", "SHELLOPTS", "BASHOPTS", "OPENSSL_CONF",
 	"OPENSSL_ENGINES", "OPENSSL_MODULES", "CURL_HOME", "WGETRC", "PIP_CONFIG_FILE", "MAKEFILES",
-	"GNUMAKEFLAGS", "TERMINFO_DIRS", "SCREENRC", "TMUX_CONF", "RESTIC_PASSWORD_COMMAND", "NODE_REPL_EXTERNAL_MODULE",
+	"GNUMAKEFLAGS", "TERMINFO_DIRS", "SCREENRC", "TMUX_CONF", "RESTIC_PASSWORD_COMMAND", "NODE_REPL_EXTERNAL_MODULE", "BAT_PAGER", "BAT_CONFIG_PATH",
+	"COWPATH", "FZF_DEFAULT_COMMAND", "FZF_DEFAULT_OPTS", "FZF_DEFAULT_OPTS_FILE", "RIPGREP_CONFIG_PATH", "DELTA_PAGER", "GIT_EXTERNAL_DIFF",
+	"PARALLEL", "PARALLEL_SHELL", "TEXMFCNF", "TEXINPUTS", "LUAINPUTS", "MAILRC", "NAILRC", "MUTTRC", "EMAIL_CONFIG", "XDG_CONFIG_DIRS",
 }
 
 // opWords returns the operands' words, literal flags and glob flags.
@@ -1062,6 +1065,61 @@ func ccHandler(c *cmdRun) {
 		v := o.name + "," + o.val
 		if (strings.HasPrefix(o.name, "-Wl,") || o.name == "-Xlinker") && strings.Contains(v, "plugin") {
 			c.unknown(c.prog + " " + o.name + " " + o.val + " makes the linker load a library")
+		}
+	}
+}
+
+// --- what a program does unless an option says otherwise ---
+
+// defaultEffects are, for programs that act on their own unless told
+// otherwise (enscript prints unless -o), the options that stop them and
+// what they do.
+var defaultEffects = map[string]struct {
+	unless []string
+	effect Effect
+}{
+	"enscript": {[]string{"-o", "--output", "-p", "-W", "--language", "-h", "--help", "-V", "--version", "--list-media", "--help-highlight"},
+		Effect{Kind: EffUpload, What: "enscript sends the file to the printer"}},
+	"a2ps": {[]string{"-o", "--output", "-P", "--printer", "-h", "--help", "-V", "--version", "--list"},
+		Effect{Kind: EffUpload, What: "a2ps sends the file to the printer"}},
+	"uudecode": {[]string{"-o", "--output-file", "-h", "--help", "-v", "--version"},
+		Effect{Kind: EffWrite, What: "uudecode writes where the encoded data says"}},
+	"tic": {[]string{"-o", "-C", "-I", "-L", "-c", "-V", "-D"},
+		Effect{Kind: EffWrite, What: "tic compiles into the terminfo database (~/.terminfo)"}},
+}
+
+// unlessHandler adds a program's default effect unless one of its
+// options says otherwise.
+func unlessHandler(c *cmdRun) {
+	d, ok := defaultEffects[c.spec.name]
+	if !ok || c.has(d.unless...) {
+		return
+	}
+	c.add(d.effect)
+}
+
+// --- csplit ---
+
+// csplitHandler: csplit writes its pieces as PREFIX00, PREFIX01, ...
+// (xx00 by default), where -f says.
+func csplitHandler(c *cmdRun) {
+	prefix, lit := "xx", true
+	for _, o := range c.opts {
+		if o.name == "-f" || o.name == "--prefix" {
+			prefix, lit = o.val, o.lit
+		}
+	}
+	c.writePath(prefix+"*", lit, Effect{What: "csplit writes " + prefix + "00, " + prefix + "01, ..."})
+}
+
+// --- a file or a name ---
+
+// cowfileHandler: cowsay -f NAME picks a cow from the cow path; -f
+// PATH runs the cow file at PATH, which is Perl.
+func cowfileHandler(c *cmdRun) {
+	for _, o := range c.opts {
+		if o.name == "-f" && (strings.Contains(o.val, "/") || strings.HasSuffix(o.val, ".cow") || strings.HasSuffix(o.val, ".pl") || !o.lit) {
+			c.script(o.val, o.lit)
 		}
 	}
 }
