@@ -23,13 +23,14 @@ func init() {
 		"identarg": identArgHandler, "ffmpeg": ffmpegHandler, "gitdiff": gitDiffHandler, "cpio": cpioHandler,
 		"parallel": parallelHandler, "ps": psHandler, "leadcmd": leadCmdHandler, "ipx": ipHandler2, "strace": straceHandler, "nosub-exec": noSubExecHandler, "shellcmd": shellCmdHandler, "cc": ccHandler, "unless": unlessHandler,
 		"csplit": csplitHandler, "cowfile": cowfileHandler, "pipeout": straceHandler,
+		"arcmd": arcCommandHandler, "pax": paxHandler,
 		"npm+dir":    func(c *cmdRun) { npmHandler(c); buildDirHandler(c) },
 		"yarn+dir":   func(c *cmdRun) { yarnHandler(c); buildDirHandler(c) },
 		"poetry+dir": func(c *cmdRun) { subWordsHandler(poetryWords)(c); buildDirHandler(c) },
 	} {
 		handlers[name] = h
 	}
-	for _, name := range []string{"tarx", "capsh", "cpio", "parallel"} {
+	for _, name := range []string{"tarx", "capsh", "cpio", "parallel", "arcmd"} {
 		rawHandlers[name] = true
 	}
 	for _, name := range moreDangerousVars {
@@ -1086,6 +1087,8 @@ var defaultEffects = map[string]struct {
 		Effect{Kind: EffWrite, What: "uudecode writes where the encoded data says"}},
 	"tic": {[]string{"-o", "-C", "-I", "-L", "-c", "-V", "-D"},
 		Effect{Kind: EffWrite, What: "tic compiles into the terminfo database (~/.terminfo)"}},
+	"unsquashfs": {[]string{"-d", "-dest", "-l", "-ls", "-ll", "-lls", "-lc", "-llc", "-s", "-stat", "-i", "-info", "-li", "-cat", "-h", "-help",
+		"-v", "-version", "-pf"}, Effect{Kind: EffWrite, Path: "squashfs-root", What: "unsquashfs extracts into squashfs-root"}},
 }
 
 // unlessHandler adds a program's default effect unless one of its
@@ -1095,7 +1098,12 @@ func unlessHandler(c *cmdRun) {
 	if !ok || c.has(d.unless...) {
 		return
 	}
-	c.add(d.effect)
+	e := d.effect
+	if e.Path != "" && !strings.HasPrefix(e.Path, "/") {
+		// A path relative to the folder the program works in.
+		e.Path = c.abs(e.Path)
+	}
+	c.add(e)
 }
 
 // --- csplit ---
@@ -1120,6 +1128,125 @@ func cowfileHandler(c *cmdRun) {
 	for _, o := range c.opts {
 		if o.name == "-f" && (strings.Contains(o.val, "/") || strings.HasSuffix(o.val, ".cow") || strings.HasSuffix(o.val, ".pl") || !o.lit) {
 			c.script(o.val, o.lit)
+		}
+	}
+}
+
+// --- archivers that take a command letter ---
+
+// arcSwitches are the switches of rar, unrar, arj and lha that agate
+// knows, by prefix: the ones that set where files are written say so.
+var arcSwitches = []string{"-y", "-r", "-v", "-p", "-g", "-hp", "-o+", "-o-", "-ow", "-ep", "-ap", "-x", "-n", "-m", "-s", "-k", "-t", "-idq",
+	"-idc", "-idd", "-idp", "-inul", "-jf", "-jm", "-e", "-f", "-u", "-c", "-ad", "-cl", "-cu", "-df", "-dh", "-ma", "-md", "-ms", "-ai",
+	"-ht", "-op", "-a", "-i"}
+
+// arcCommandHandler reads rar, unrar, arj and lha: COMMAND [-SWITCHES]
+// ARCHIVE [FILES] [DEST/]. x and e extract into the folder they run in
+// (or DEST/, -ht, -op), l, v, t and p only read, a, u, f and m add (m
+// removes what it adds), d deletes from the archive.
+func arcCommandHandler(c *cmdRun) {
+	if len(c.words) == 0 {
+		return
+	}
+	cmd := strings.TrimPrefix(c.words[0], "-")
+	c.prefix = append(c.prefix, cmd)
+	dest := ""
+	var ops []operand
+	for i, w := range c.words[1:] {
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			ops = append(ops, operand{word: w, lit: c.lits[i+1]})
+			continue
+		}
+		known := false
+		for _, p := range arcSwitches {
+			if strings.HasPrefix(w, p) {
+				known = true
+				break
+			}
+		}
+		if !known || strings.HasPrefix(w, "-ilog") || strings.HasPrefix(w, "-ieml") || strings.HasPrefix(w, "-w") {
+			c.unknown(c.prog + " " + w + " is not a switch agate knows")
+			return
+		}
+		for _, p := range []string{"-ht", "-op"} {
+			if d, ok := strings.CutPrefix(w, p); ok && d != "" {
+				dest = d
+			}
+		}
+	}
+	switch {
+	case strings.ContainsAny(cmd, "xe") && len(cmd) <= 3:
+		if len(ops) > 1 && strings.HasSuffix(ops[len(ops)-1].word, "/") {
+			dest = ops[len(ops)-1].word
+			ops = ops[:len(ops)-1]
+		}
+		for _, op := range ops {
+			c.pathEffect(EffRead, op.word, op.lit, Effect{})
+		}
+		if dest != "" {
+			c.writePath(dest, true, Effect{})
+		} else {
+			c.add(Effect{Kind: EffWrite, Path: c.base, What: c.prog + " extracts into " + c.base})
+		}
+	case cmd == "l" || cmd == "v" || cmd == "t" || cmd == "p" || cmd == "lb" || cmd == "lt" || cmd == "vt" || cmd == "vb" || cmd == "pr" || cmd == "vta":
+		for _, op := range ops {
+			c.pathEffect(EffRead, op.word, op.lit, Effect{})
+		}
+	case cmd == "a" || cmd == "u" || cmd == "f" || cmd == "m" || cmd == "d" || cmd == "c":
+		for i, op := range ops {
+			switch {
+			case i == 0:
+				c.writePath(op.word, op.lit, Effect{})
+			case cmd == "m":
+				c.pathEffect(EffDelete, op.word, op.lit, Effect{What: c.prog + " m moves the files into the archive"})
+			default:
+				c.pathEffect(EffRead, op.word, op.lit, Effect{})
+			}
+		}
+	default:
+		c.unknown(c.prog + " " + cmd + " is not a command agate knows")
+	}
+}
+
+// paxHandler reads pax's mode: -r alone extracts into the folder it runs
+// in, -w alone archives the files named, -r -w copies them into the last
+// operand, and neither lists.
+func paxHandler(c *cmdRun) {
+	r, w := c.has("-r"), c.has("-w")
+	ops := c.ops
+	archive, hasArchive := c.optVal("-f")
+	switch {
+	case r && w:
+		if len(ops) == 0 {
+			c.unknown("pax -rw without a folder")
+			return
+		}
+		dest := ops[len(ops)-1]
+		for _, op := range ops[:len(ops)-1] {
+			c.pathEffect(EffRead, op.word, op.lit, Effect{})
+		}
+		if len(ops) == 1 {
+			c.add(Effect{Kind: EffRead, What: "pax -rw copies the files named on its input"})
+		}
+		c.writePath(dest.word, dest.lit, Effect{})
+	case r:
+		if hasArchive {
+			c.pathEffect(EffRead, archive, true, Effect{})
+		}
+		c.add(Effect{Kind: EffWrite, Path: c.base, What: "pax -r extracts into " + c.base})
+	case w:
+		for _, op := range ops {
+			c.pathEffect(EffRead, op.word, op.lit, Effect{})
+		}
+		if len(ops) == 0 {
+			c.add(Effect{Kind: EffRead, What: "pax -w archives the files named on its input"})
+		}
+		if hasArchive {
+			c.writePath(archive, true, Effect{})
+		}
+	default:
+		if hasArchive {
+			c.pathEffect(EffRead, archive, true, Effect{})
 		}
 	}
 }
