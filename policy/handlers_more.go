@@ -24,6 +24,7 @@ func init() {
 		"parallel": parallelHandler, "ps": psHandler, "leadcmd": leadCmdHandler, "ipx": ipHandler2, "strace": straceHandler, "nosub-exec": noSubExecHandler, "shellcmd": shellCmdHandler, "cc": ccHandler, "unless": unlessHandler,
 		"csplit": csplitHandler, "cowfile": cowfileHandler, "pipeout": straceHandler,
 		"arcmd": arcCommandHandler, "pax": paxHandler,
+		"noops-exec": noOpsExecHandler, "sshfs": sshfsHandler,
 		"npm+dir":    func(c *cmdRun) { npmHandler(c); buildDirHandler(c) },
 		"yarn+dir":   func(c *cmdRun) { yarnHandler(c); buildDirHandler(c) },
 		"poetry+dir": func(c *cmdRun) { subWordsHandler(poetryWords)(c); buildDirHandler(c) },
@@ -53,7 +54,7 @@ var moreDangerousVars = []string{
 	"npm_config_registry", "YARN_RC_FILENAME", "SUDO_ASKPASS", "SHELLOPTS", "BASHOPTS", "OPENSSL_CONF",
 	"OPENSSL_ENGINES", "OPENSSL_MODULES", "CURL_HOME", "WGETRC", "PIP_CONFIG_FILE", "MAKEFILES",
 	"GNUMAKEFLAGS", "TERMINFO_DIRS", "SCREENRC", "TMUX_CONF", "RESTIC_PASSWORD_COMMAND", "NODE_REPL_EXTERNAL_MODULE", "BAT_PAGER", "BAT_CONFIG_PATH",
-	"COWPATH", "FZF_DEFAULT_COMMAND", "FZF_DEFAULT_OPTS", "FZF_DEFAULT_OPTS_FILE", "RIPGREP_CONFIG_PATH", "DELTA_PAGER", "GIT_EXTERNAL_DIFF",
+	"COWPATH", "BORG_RSH", "BORG_REMOTE_PATH", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "RCLONE_CONFIG", "FZF_DEFAULT_COMMAND", "FZF_DEFAULT_OPTS", "FZF_DEFAULT_OPTS_FILE", "RIPGREP_CONFIG_PATH", "DELTA_PAGER", "GIT_EXTERNAL_DIFF",
 	"PARALLEL", "PARALLEL_SHELL", "TEXMFCNF", "TEXINPUTS", "LUAINPUTS", "MAILRC", "NAILRC", "MUTTRC", "EMAIL_CONFIG", "XDG_CONFIG_DIRS",
 }
 
@@ -1247,6 +1248,38 @@ func paxHandler(c *cmdRun) {
 	default:
 		if hasArchive {
 			c.pathEffect(EffRead, archive, true, Effect{})
+		}
+	}
+}
+
+// noOpsExecHandler: with no operand the program reads commands from its
+// input (hping3's Tcl shell).
+func noOpsExecHandler(c *cmdRun) {
+	if len(c.ops) == 0 && !c.has("-v", "--version", "-V", "-h", "--help") {
+		c.add(Effect{Kind: EffExec, What: c.prog + " with no operand reads commands from its input"})
+	}
+}
+
+// sshfsCodeOptions are mount options of sshfs that run a program.
+var sshfsCodeOptions = map[string]bool{"ssh_command": true, "sftp_server": true, "proxycommand": true, "localcommand": true,
+	"permitlocalcommand": true, "knownhostscommand": true, "directport": false, "passive": true, "slave": true, "password_stdin": false}
+
+// sshfsHandler: -o ssh_command=PROG (and the ssh options that run a
+// command, given as -o ProxyCommand=...) run programs.
+func sshfsHandler(c *cmdRun) {
+	for _, o := range c.opts {
+		if o.name != "-o" {
+			continue
+		}
+		if !o.lit {
+			c.add(Effect{Kind: EffExec, What: c.prog + " -o with options not known until it runs"})
+			continue
+		}
+		for _, kv := range strings.Split(o.val, ",") {
+			k, _, _ := strings.Cut(kv, "=")
+			if sshfsCodeOptions[strings.ToLower(strings.TrimSpace(k))] {
+				c.add(Effect{Kind: EffExec, What: c.prog + " -o " + k + " runs a program"})
+			}
 		}
 	}
 }
