@@ -25,6 +25,7 @@ func init() {
 		"csplit": csplitHandler, "cowfile": cowfileHandler, "pipeout": straceHandler,
 		"arcmd": arcCommandHandler, "pax": paxHandler,
 		"noops-exec": noOpsExecHandler, "sshfs": sshfsHandler,
+		"nagios": nagiosHandler, "fzf": fzfHandler, "magick": magickHandler,
 		"npm+dir":    func(c *cmdRun) { npmHandler(c); buildDirHandler(c) },
 		"yarn+dir":   func(c *cmdRun) { yarnHandler(c); buildDirHandler(c) },
 		"poetry+dir": func(c *cmdRun) { subWordsHandler(poetryWords)(c); buildDirHandler(c) },
@@ -1088,6 +1089,9 @@ var defaultEffects = map[string]struct {
 		Effect{Kind: EffWrite, What: "uudecode writes where the encoded data says"}},
 	"tic": {[]string{"-o", "-C", "-I", "-L", "-c", "-V", "-D"},
 		Effect{Kind: EffWrite, What: "tic compiles into the terminfo database (~/.terminfo)"}},
+	"ldconfig": {[]string{"-p", "--print-cache", "-V", "--version", "-?", "--help", "--usage"},
+		Effect{Kind: EffSystem, What: "ldconfig rebuilds the dynamic linker's cache"}},
+	"zic": {[]string{"-d", "--version", "--help"}, Effect{Kind: EffWrite, Path: "/usr/share/zoneinfo", What: "zic writes the system's time zones"}},
 	"unsquashfs": {[]string{"-d", "-dest", "-l", "-ls", "-ll", "-lls", "-lc", "-llc", "-s", "-stat", "-i", "-info", "-li", "-cat", "-h", "-help",
 		"-v", "-version", "-pf"}, Effect{Kind: EffWrite, Path: "squashfs-root", What: "unsquashfs extracts into squashfs-root"}},
 }
@@ -1280,6 +1284,61 @@ func sshfsHandler(c *cmdRun) {
 			if sshfsCodeOptions[strings.ToLower(strings.TrimSpace(k))] {
 				c.add(Effect{Kind: EffExec, What: c.prog + " -o " + k + " runs a program"})
 			}
+		}
+	}
+}
+
+// --- Nagios plugins ---
+
+// nagiosHandler: --extra-opts=[SECTION][@FILE] reads the plugin's options
+// from FILE.
+func nagiosHandler(c *cmdRun) {
+	for _, o := range c.opts {
+		if o.name != "--extra-opts" || !o.hasVal {
+			continue
+		}
+		if _, f, ok := strings.Cut(o.val, "@"); ok && f != "" {
+			c.pathEffect(EffRead, f, o.lit, Effect{What: c.prog + " reads its options from " + f})
+		}
+	}
+}
+
+// --- fzf ---
+
+// fzfActions are fzf --bind actions that run a command.
+var fzfActions = regexp.MustCompile(`(?i)(execute|execute-silent|become|reload|reload-sync|preview|change-preview|transform[a-z-]*|bg-transform[a-z-]*)\(|(execute|become|reload|preview|transform)[:~]`)
+
+// fzfHandler: --bind KEY:execute(CMD) (and become, reload, preview,
+// transform) runs a command.
+func fzfHandler(c *cmdRun) {
+	for _, o := range c.opts {
+		if o.name == "--bind" && (!o.lit || fzfActions.MatchString(o.val)) {
+			c.add(Effect{Kind: EffExec, What: "fzf --bind runs a command when a key is pressed"})
+		}
+	}
+}
+
+// --- ImageMagick ---
+
+// magickCoders are ImageMagick's input coders that run programs or read
+// the files a script names.
+var magickCoders = regexp.MustCompile(`(?i)^(msl|mvg|svg|msvg|text|ephemeral|label|caption|pango|ps|eps|pdf|epi|epsf|epsi|url|http|https|ftp|mpeg|show|win|x|vid|inline|@)[:]`)
+
+// magickHandler: a file name |CMD makes ImageMagick run CMD; msl:,
+// mvg:, text:@FILE and the PostScript delegates read other files or run
+// programs.
+func magickHandler(c *cmdRun) {
+	for _, op := range c.ops {
+		w := op.word
+		switch {
+		case !op.lit:
+		case strings.HasPrefix(w, "|"):
+			c.sh.parse(w[1:], c.depth+1)
+		case magickCoders.MatchString(w) || strings.HasPrefix(w, "@"):
+			if i := strings.IndexAny(w, ":@"); i >= 0 && i+1 < len(w) {
+				c.pathEffect(EffRead, strings.TrimPrefix(w[i+1:], "@"), true, Effect{})
+			}
+			c.unknown(c.prog + " " + w + ": a coder that reads other files or runs programs")
 		}
 	}
 }
