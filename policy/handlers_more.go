@@ -25,7 +25,7 @@ func init() {
 		"csplit": csplitHandler, "cowfile": cowfileHandler, "pipeout": straceHandler,
 		"arcmd": arcCommandHandler, "pax": paxHandler,
 		"noops-exec": noOpsExecHandler, "sshfs": sshfsHandler,
-		"nagios": nagiosHandler, "fzf": fzfHandler, "magick": magickHandler, "hgwrite": hgWriteHandler, "svn": svnHandler,
+		"nagios": nagiosHandler, "fzf": fzfHandler, "magick": magickHandler, "hgwrite": hgWriteHandler, "svn": svnHandler, "fd": fdHandler,
 		"npm+dir":    func(c *cmdRun) { npmHandler(c); buildDirHandler(c) },
 		"yarn+dir":   func(c *cmdRun) { yarnHandler(c); buildDirHandler(c) },
 		"poetry+dir": func(c *cmdRun) { subWordsHandler(poetryWords)(c); buildDirHandler(c) },
@@ -1403,5 +1403,59 @@ func svnHandler(c *cmdRun) {
 		}
 	case "checkout", "co", "export":
 		c.add(Effect{Kind: EffWrite, Path: c.base, What: "svn " + sub + " writes a working copy"})
+	}
+}
+
+// --- fd -x ---
+
+// fdPlaceholder matches fd's placeholders: {}, {/}, {//}, {.}, {/.}.
+var fdPlaceholder = regexp.MustCompile(`\{(/|//|\.|/\.)?\}`)
+
+// fdHandler: fd -x CMD (and -X) runs CMD on what it finds: the
+// placeholders stand for the files found under the folders searched.
+func fdHandler(c *cmdRun) {
+	root, rootLit := ".", true
+	if len(c.ops) > 1 {
+		root, rootLit = c.ops[1].word, c.ops[1].lit
+	}
+	if v, ok := c.optVal("--base-directory"); ok {
+		root = v
+	}
+	for _, o := range c.opts {
+		if o.name != "-x" && o.name != "--exec" && o.name != "-X" && o.name != "--exec-batch" {
+			continue
+		}
+		at := -1
+		for i, w := range c.words {
+			if w == o.name && c.lits[i] {
+				at = i
+				break
+			}
+		}
+		if at < 0 || at+1 >= len(c.words) {
+			c.unknown("fd " + o.name + " without a command")
+			return
+		}
+		found := strings.TrimRight(root, "/") + "/*"
+		var words []string
+		var lits []bool
+		placed := false
+		for i, w := range c.words[at+1:] {
+			if w == ";" {
+				break
+			}
+			if fdPlaceholder.MatchString(w) {
+				w, placed = fdPlaceholder.ReplaceAllLiteralString(w, found), true
+				lits = append(lits, rootLit && c.lits[at+1+i])
+			} else {
+				lits = append(lits, c.lits[at+1+i])
+			}
+			words = append(words, w)
+		}
+		if !placed {
+			words, lits = append(words, found), append(lits, rootLit)
+		}
+		c.sh.call(words, lits, make([]bool, len(words)), nil, false, c.depth)
+		return
 	}
 }
