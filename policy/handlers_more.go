@@ -25,7 +25,8 @@ func init() {
 		"csplit": csplitHandler, "cowfile": cowfileHandler, "pipeout": straceHandler,
 		"arcmd": arcCommandHandler, "pax": paxHandler,
 		"noops-exec": noOpsExecHandler, "sshfs": sshfsHandler,
-		"nagios": nagiosHandler, "fzf": fzfHandler, "magick": magickHandler, "hgwrite": hgWriteHandler, "svn": svnHandler, "fd": fdHandler,
+		"nagios": nagiosHandler, "fzf": fzfHandler, "magick": magickHandler, "hgwrite": hgWriteHandler, "svn": svnHandler, "fd": fdHandler, "php": phpHandler,
+		"deno": denoHandler, "execsub": execSubHandler,
 		"npm+dir":    func(c *cmdRun) { npmHandler(c); buildDirHandler(c) },
 		"yarn+dir":   func(c *cmdRun) { yarnHandler(c); buildDirHandler(c) },
 		"poetry+dir": func(c *cmdRun) { subWordsHandler(poetryWords)(c); buildDirHandler(c) },
@@ -37,6 +38,27 @@ func init() {
 	}
 	for _, name := range moreDangerousVars {
 		dangerousVars[name] = true
+	}
+	// What more of the package managers' commands do (handlers.go reads
+	// their first word with these).
+	for w, k := range map[string]string{"why-not": "none", "prohibits": "none", "self-update": "network", "selfupdate": "network",
+		"status": "none", "search": "network", "fund": "none", "suggests": "none", "browse": "exec", "home": "exec", "archive": "write",
+		"clear-cache": "write", "clearcache": "write", "list": "none", "help": "none", "about": "none", "bump": "write", "reinstall": "network",
+		"info": "none", "check": "none"} {
+		if _, ok := composerWords[w]; !ok {
+			composerWords[w] = k
+		}
+	}
+	for w, k := range map[string]string{"open": "exec", "build": "project", "sources": "none", "owner": "upload", "yank": "upload",
+		"signin": "network", "signout": "none", "lock": "none", "mirror": "network", "rdoc": "write", "server": "network", "stale": "none",
+		"check": "none", "pristine": "network", "rebuild": "project", "exec": "network", "environment": "none", "search": "network"} {
+		gemWords[w] = k
+	}
+	for w, k := range map[string]string{"doctor": "none", "licenses": "none", "viz": "write", "pristine": "network", "plugin": "network",
+		"console": "exec", "open": "exec", "outdated": "network"} {
+		if _, ok := bundleWords[w]; !ok {
+			bundleWords[w] = k
+		}
 	}
 }
 
@@ -1457,5 +1479,77 @@ func fdHandler(c *cmdRun) {
 		}
 		c.sh.call(words, lits, make([]bool, len(words)), nil, false, c.depth)
 		return
+	}
+}
+
+// --- php -d ---
+
+// phpCodeSettings are php.ini settings that make PHP run or load other
+// code, write where they say, or run a program.
+var phpCodeSettings = map[string]bool{"auto_prepend_file": true, "auto_append_file": true, "extension": true, "zend_extension": true,
+	"include_path": true, "error_log": true, "sendmail_path": true, "mail.log": true, "session.save_path": true, "disable_functions": true,
+	"open_basedir": true, "user_ini.filename": true, "opcache.preload": true, "ffi.enable": true, "ffi.preload": true, "phar.readonly": true,
+	"extension_dir": true, "xdebug.output_dir": true, "xdebug.log": true, "apc.preload_path": true}
+
+// phpHandler is the interpreters' handler, and php -d NAME=VALUE: the
+// settings that run or load code are code.
+func phpHandler(c *cmdRun) {
+	switch {
+	case c.has("-S", "--server"):
+		c.add(Effect{Kind: EffProject, What: "php -S serves the PHP files of the folder it runs in"})
+	case !c.has("-l", "--syntax-check", "-s", "--syntax-highlight", "-w", "--strip", "-m", "--modules", "-i", "--info", "--ini",
+		"--rf", "--rfunction", "--rc", "--rclass", "--re", "--rextension", "--rz", "--rzendextension", "--ri", "--rextinfo"):
+		interpreterHandler(c)
+	}
+	for _, o := range c.opts {
+		if o.name != "-d" && o.name != "--define" {
+			continue
+		}
+		k, _, _ := strings.Cut(o.val, "=")
+		if !o.lit || phpCodeSettings[strings.ToLower(strings.TrimSpace(k))] {
+			c.add(Effect{Kind: EffExec, What: "php -d " + k + " makes PHP run or load other code"})
+		}
+	}
+}
+
+// --- deno ---
+
+// denoRemote matches module specifiers that deno fetches.
+var denoRemote = regexp.MustCompile(`^(https?://|npm:|jsr:|data:)`)
+
+// denoHandler: deno run, install, compile and the like of a URL, npm:
+// or jsr: module fetch it and run code that is not the project's.
+func denoHandler(c *cmdRun) {
+	buildDirHandler(c)
+	for i, op := range c.ops {
+		if i > 0 && len(c.prefix) > 1 && c.prefix[1] == "run" {
+			break // the script's own arguments
+		}
+		if denoRemote.MatchString(op.word) {
+			c.add(Effect{Kind: EffNetwork, What: "deno fetches " + op.word})
+			c.add(Effect{Kind: EffExec, What: "deno runs " + op.word + ", which is not the project's code"})
+			return
+		}
+	}
+}
+
+// --- a runner's exec subcommand ---
+
+// execSubHandler: lerna exec and nx exec run the command after them (or
+// after --) in each package.
+func execSubHandler(c *cmdRun) {
+	buildDirHandler(c)
+	if len(c.ops) == 0 || c.ops[0].word != "exec" {
+		return
+	}
+	start := c.ops[0].at + 1
+	for i := start; i < len(c.words); i++ {
+		if c.words[i] == "--" && c.lits[i] {
+			start = i + 1
+			break
+		}
+	}
+	if start < len(c.words) {
+		c.sh.call(c.words[start:], c.lits[start:], c.globs[start:], nil, false, c.depth)
 	}
 }
