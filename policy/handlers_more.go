@@ -26,7 +26,7 @@ func init() {
 		"arcmd": arcCommandHandler, "pax": paxHandler,
 		"noops-exec": noOpsExecHandler, "sshfs": sshfsHandler,
 		"nagios": nagiosHandler, "fzf": fzfHandler, "magick": magickHandler, "hgwrite": hgWriteHandler, "svn": svnHandler, "fd": fdHandler, "php": phpHandler,
-		"deno": denoHandler, "execsub": execSubHandler,
+		"deno": denoHandler, "execsub": execSubHandler, "kubectl+": kubectlSecretsHandler,
 		"npm+dir":    func(c *cmdRun) { npmHandler(c); buildDirHandler(c) },
 		"yarn+dir":   func(c *cmdRun) { yarnHandler(c); buildDirHandler(c) },
 		"poetry+dir": func(c *cmdRun) { subWordsHandler(poetryWords)(c); buildDirHandler(c) },
@@ -1113,7 +1113,8 @@ var defaultEffects = map[string]struct {
 		Effect{Kind: EffWrite, What: "tic compiles into the terminfo database (~/.terminfo)"}},
 	"ldconfig": {[]string{"-p", "--print-cache", "-V", "--version", "-?", "--help", "--usage"},
 		Effect{Kind: EffSystem, What: "ldconfig rebuilds the dynamic linker's cache"}},
-	"zic": {[]string{"-d", "--version", "--help"}, Effect{Kind: EffWrite, Path: "/usr/share/zoneinfo", What: "zic writes the system's time zones"}},
+	"zic":           {[]string{"-d", "--version", "--help"}, Effect{Kind: EffWrite, Path: "/usr/share/zoneinfo", What: "zic writes the system's time zones"}},
+	"terraform fmt": {[]string{"-check", "-write"}, Effect{Kind: EffWrite, Path: ".", Edit: true, What: "terraform fmt rewrites the files of the folder"}},
 	"unsquashfs": {[]string{"-d", "-dest", "-l", "-ls", "-ll", "-lls", "-lc", "-llc", "-s", "-stat", "-i", "-info", "-li", "-cat", "-h", "-help",
 		"-v", "-version", "-pf"}, Effect{Kind: EffWrite, Path: "squashfs-root", What: "unsquashfs extracts into squashfs-root"}},
 }
@@ -1551,5 +1552,31 @@ func execSubHandler(c *cmdRun) {
 	}
 	if start < len(c.words) {
 		c.sh.call(c.words[start:], c.lits[start:], c.globs[start:], nil, false, c.depth)
+	}
+}
+
+// --- kubectl get secret ---
+
+// kubectlSecretsHandler is kubectl's handler, and what it does not see:
+// get, describe and edit of secrets print their data.
+func kubectlSecretsHandler(c *cmdRun) {
+	kubectlHandler(c)
+	if len(c.ops) < 2 {
+		return
+	}
+	switch c.ops[0].word {
+	case "get", "describe", "edit", "view-secret":
+	default:
+		return
+	}
+	for _, op := range c.ops[1:] {
+		w := strings.ToLower(op.word)
+		for _, kind := range strings.Split(w, ",") {
+			kind, _, _ = strings.Cut(kind, "/")
+			if kind == "secret" || kind == "secrets" || kind == "sealedsecrets" || strings.HasPrefix(kind, "secrets.") || kind == "all" && c.has("-o", "--output") {
+				c.add(Effect{Kind: EffSecret, What: c.prog + " " + c.ops[0].word + " " + op.word + " prints secrets"})
+				return
+			}
+		}
 	}
 }
