@@ -1591,12 +1591,12 @@ var sqlWrites = regexp.MustCompile(`(?i)\b(insert|update|delete|create|drop|alte
 // sqliteHandler: dot commands that run or write are code; SQL that
 // changes the database writes it.
 func sqliteHandler(c *cmdRun) {
-	db := ""
-	if len(c.ops) > 0 {
-		db = c.ops[0].word
+	db, ops := "", c.ops
+	if len(ops) > 0 {
+		db, ops = ops[0].word, ops[1:]
 	}
 	var sql []string
-	for _, op := range c.ops[1:] {
+	for _, op := range ops {
 		if !op.lit {
 			c.add(Effect{Kind: EffExec, What: "SQL not known until it runs"})
 			return

@@ -194,7 +194,8 @@ func isDiskDevice(p string) bool {
 // writes f. Any delimiter, escapes honoured.
 func sedSubstRunsOrWrites(script string) bool {
 	for i := 0; i+1 < len(script); i++ {
-		if script[i] != 's' || (i > 0 && isTokenByte(script[i-1])) {
+		// An address may end right before the s: 1s/a/b/w f, $s, 2~3s.
+		if script[i] != 's' || (i > 0 && isTokenByte(script[i-1]) && (script[i-1] < '0' || script[i-1] > '9')) {
 			continue
 		}
 		d := script[i+1]
