@@ -507,6 +507,11 @@ func (c *cmdRun) script(v string, lit bool) {
 		c.add(Effect{Kind: EffExec, What: c.prog + " runs code it fetches from " + v})
 		return
 	}
+	if reg, ok := packageSpecifiers[strings.SplitN(v, ":", 2)[0]]; ok && strings.Contains(v, ":") {
+		c.add(Effect{Kind: EffNetwork, Host: reg})
+		c.add(Effect{Kind: EffExec, What: c.prog + " runs the package " + v + " from " + reg})
+		return
+	}
 	p := c.abs(v)
 	c.pathEffect(EffRead, v, lit, Effect{})
 	if p != "" && c.sh.inProject(p) && !c.sh.wrote(p) {
@@ -515,6 +520,10 @@ func (c *cmdRun) script(v string, lit bool) {
 	}
 	c.add(Effect{Kind: EffExec, What: c.prog + " runs " + v + ", which is not the project's own file"})
 }
+
+// packageSpecifiers are the registry schemes a runtime resolves a script
+// word through (deno's npm: and jsr:), with the registry's host.
+var packageSpecifiers = map[string]string{"npm": "registry.npmjs.org", "jsr": "jsr.io"}
 
 // template records an effect an entry declares.
 func (c *cmdRun) template(t effTmpl) {
