@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,7 +26,9 @@ import (
 // Other differences from the labels (a catastrophic command that asks
 // instead of being denied, project code allowed unattended) are counted
 // and logged, not failed. `go test -run TestCorpus -v ./policy/` prints
-// the rates and every case behind them.
+// the rates and every case behind them. A glob in a command is expanded
+// against testdata/corpus/tree.txt, as the daemon expands it against the
+// disk.
 
 // corpusDangerous are the dangerous classes, in the order they are reported.
 var corpusDangerous = []string{"exec", "read", "write", "upload", "download", "persist", "exfil", "agate", "system", "destroy"}
@@ -145,6 +149,7 @@ func checkCorpusCase(c *corpusCase) error {
 func decideCorpus(t *testing.T, cases []*corpusCase) []corpusResult {
 	t.Helper()
 	p := mustPolicy(t, string(DefaultConfigText))
+	glob := treeGlob(loadTree(t, "testdata/corpus/tree.txt"))
 	out := make([]corpusResult, 0, len(cases))
 	for _, c := range cases {
 		files := absentFiles
@@ -159,9 +164,31 @@ func decideCorpus(t *testing.T, cases []*corpusCase) []corpusResult {
 				Cwd:         testCwd,
 				Interactive: interactive,
 				Files:       files,
+				Glob:        glob,
 			})
 		}
 		out = append(out, corpusResult{corpusCase: c, att: decide(true), un: decide(false)})
+	}
+	return out
+}
+
+// loadTree reads a list of files, one absolute path a line, # comments.
+func loadTree(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		if !path.IsAbs(l) {
+			t.Fatalf("%s:%d: %q is not absolute", name, i+1, l)
+		}
+		out = append(out, l)
 	}
 	return out
 }

@@ -73,12 +73,20 @@ type Effect struct {
 	// Edit is set for a write that changes a file in place (sed -i,
 	// gofmt -w, chmod): an edit, not a file replaced.
 	Edit bool
+	// Names is set for a read of names and metadata only (ls, stat, the
+	// folder a program works in): what a file holds is not read, so a
+	// secret in it is not either.
+	Names bool
 }
 
 // String is the effect as a catalog example writes it: "read:/w/a",
 // "network:example.com", "exec".
 func (e Effect) String() string {
 	switch {
+	case e.Names && e.Kind == EffRead && e.Path != "":
+		return "list:" + e.Path
+	case e.Names && e.Kind == EffRead:
+		return "list"
 	case e.Path != "":
 		return e.Kind.String() + ":" + e.Path
 	case e.Host != "":
@@ -126,7 +134,11 @@ func (e Effect) describe() string {
 	var s string
 	switch e.Kind {
 	case EffRead:
-		s = "reads " + orUnknownPath(target)
+		if e.Names {
+			s = "lists " + orUnknownPath(target)
+		} else {
+			s = "reads " + orUnknownPath(target)
+		}
 	case EffWrite:
 		switch {
 		case e.Append:

@@ -285,16 +285,24 @@ func (p *Policy) protectedLayer(c *call) (Decision, bool) {
 				Reason: fmt.Sprintf("it reads %s, which holds secrets (%s)", rd, ref.String())}, true
 		}
 		if !strings.ContainsAny(rd, "*?[") {
+			if ref, pat, ok := p.secretReads.under(rd, p.opts.Home); ok {
+				return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
+					Reason: fmt.Sprintf("it reads what is in %s, a folder that holds secrets (%s)", rd, pat)}, true
+			}
 			continue
 		}
 		if r.Glob != nil {
-			for _, m := range r.Glob(rd) {
-				if ref, ok := p.secretReads.match(m); ok {
-					return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
-						Reason: fmt.Sprintf("it reads %s, which names %s, a file that holds secrets (%s)", rd, m, ref.String())}, true
+			if ms, complete := r.Glob(rd); complete {
+				for _, m := range ms {
+					if ref, ok := p.secretReads.match(m); ok {
+						return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
+							Reason: fmt.Sprintf("it reads %s, which names %s, a file that holds secrets (%s)", rd, m, ref.String())}, true
+					}
 				}
+				continue
 			}
-		} else if ref, ok := p.secretReads.matchGlob(rd); ok {
+		}
+		if ref, ok := p.secretReads.matchGlob(rd); ok {
 			return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
 				Reason: fmt.Sprintf("it reads %s, which may name files that hold secrets (%s)", rd, ref.String())}, true
 		}
@@ -738,7 +746,7 @@ func (p *Policy) analyseCommand(c *call) {
 					c.writes = append(c.writes, e.Path)
 				}
 			case EffRead:
-				if e.Path != "" {
+				if e.Path != "" && !e.Names {
 					c.reads = append(c.reads, e.Path)
 				}
 			case EffProject:

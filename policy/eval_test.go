@@ -6,7 +6,7 @@ import (
 )
 
 // emptyDir makes globs name nothing, as in a folder with no match.
-func emptyDir(r *Request) { r.Glob = func(string) []string { return nil } }
+func emptyDir(r *Request) { r.Glob = func(string) ([]string, bool) { return nil, true } }
 
 // TestDecide pins the layers: each row is one call under one config, with
 // the verdict and the layer that must decide it.
@@ -46,7 +46,8 @@ trusted_domains = ["docs.python.org"]
 		{name: "write outside project asks", tool: "Write", args: `{"file_path":"/etc/hosts","content":"x"}`, want: Ask, layer: LayerDefault},
 		{name: "ls free pass", tool: "Bash", args: `{"command":"ls -la"}`, want: Allow, layer: LayerRisk},
 		{name: "git status free pass", tool: "Bash", args: `{"command":"git status && git diff"}`, want: Allow, layer: LayerRisk},
-		{name: "git commit free pass", tool: "Bash", args: `{"command":"git add -A && git commit -m 'fix: thing'"}`, want: Allow, layer: LayerRisk},
+		{name: "git commit adds to the project's history, an edit", tool: "Bash", args: `{"command":"git add -A && git commit -m 'fix: thing'"}`, want: Allow, layer: LayerAutoApprove},
+		{name: "git commit in another repository writes outside", tool: "Bash", args: `{"command":"git -C ../other commit -am sync"}`, want: Ask, layer: LayerRisk},
 		{name: "go test free pass", tool: "Bash", args: `{"command":"go test ./... 2>&1 | tail -20"}`, want: Allow, layer: LayerRisk},
 		{name: "rm asks", tool: "Bash", args: `{"command":"rm -rf build"}`, mod: func(r *Request) { r.Files = filesFrom(map[string]string{"/home/u/proj/build": "unrecoverable"}) }, want: Ask, layer: LayerRisk},
 		{name: "rm of what git can give back is an edit", tool: "Bash", args: `{"command":"rm old.go"}`, mod: func(r *Request) { r.Files = filesFrom(map[string]string{testCwd + "/old.go": "recoverable"}) }, want: Allow, layer: LayerAutoApprove},
@@ -90,8 +91,11 @@ trusted_domains = ["docs.python.org"]
 		{name: "rm star in project asks", tool: "Bash", args: `{"command":"rm -rf *"}`, mod: func(r *Request) { emptyDir(r); r.Files = filesFrom(map[string]string{testCwd + "/*": "unknown"}) }, want: Ask, layer: LayerRisk},
 		{name: "a glob that could name a key asks", tool: "Bash", args: `{"command":"grep x *"}`, want: Ask, layer: LayerProtected},
 		{name: "a glob that names nothing secret", tool: "Bash", args: `{"command":"grep x *"}`, mod: emptyDir, want: Allow, layer: LayerRisk},
+		{name: "a glob too big to list is judged by its names", tool: "Bash", args: `{"command":"grep x *"}`, mod: func(r *Request) {
+			r.Glob = func(string) ([]string, bool) { return []string{"/home/u/proj/a.txt"}, false }
+		}, want: Ask, layer: LayerProtected},
 		{name: "a glob that names .env", tool: "Bash", args: `{"command":"cat .e*"}`, mod: func(r *Request) {
-			r.Glob = func(string) []string { return []string{"/home/u/proj/.env"} }
+			r.Glob = func(string) ([]string, bool) { return []string{"/home/u/proj/.env"}, true }
 		}, want: Ask, layer: LayerProtected},
 
 		// [tools] switched off.

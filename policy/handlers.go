@@ -74,7 +74,30 @@ func findHandler(c *cmdRun) {
 		roots, rootLits = []string{"."}, []bool{true}
 	}
 	for j, r := range roots {
-		c.pathEffect(EffRead, r, rootLits[j], Effect{})
+		c.pathEffect(EffRead, r, rootLits[j], Effect{Names: true})
+	}
+	// What -exec's {} stands for: the files found, named as the one -name
+	// test says when there is one.
+	name := ""
+	for k := i; k < len(args)-1; k++ {
+		switch args[k] {
+		case "-name", "-iname":
+			if name == "" && lits[k+1] {
+				name = args[k+1]
+				if args[k] == "-iname" {
+					name = strings.ToLower(name)
+				}
+				continue
+			}
+			name = "*"
+		case "-o", "-or", "!", "-not", "-exec", "-execdir", "-ok", "-okdir":
+		}
+		if a := args[k]; a == "-o" || a == "-or" || a == "!" || a == "-not" {
+			name = "*"
+		}
+		if a := args[k]; a == "-exec" || a == "-execdir" || a == "-ok" || a == "-okdir" {
+			break
+		}
 	}
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -100,7 +123,7 @@ func findHandler(c *cmdRun) {
 				for k, w := range cmd {
 					sub[k], subLits[k] = w, cmdLits[k]
 					if strings.Contains(w, "{}") {
-						sub[k], subLits[k] = strings.ReplaceAll(w, "{}", strings.TrimRight(roots[0], "/")+"/*"), rootLits[0]
+						sub[k], subLits[k] = strings.ReplaceAll(w, "{}", foundUnder(roots[0], name)), rootLits[0]
 					}
 				}
 				sh.call(sub, subLits, make([]bool, len(sub)), nil, false, c.depth)
@@ -761,15 +784,30 @@ func shellHandler(c *cmdRun) {
 		return
 	}
 	code := false
+	// noexec is -n: the shell reads its program and runs none of it.
+	noexec := false
+	script := func(w string, lit bool) {
+		if noexec {
+			c.pathEffect(EffRead, w, lit, Effect{})
+			return
+		}
+		c.script(w, lit)
+	}
 	for i := 0; i < len(words); i++ {
 		x := words[i]
 		switch {
 		case x == "--" || x == "-":
+			if noexec {
+				if x == "--" && i+1 < len(words) {
+					script(words[i+1], lits[i+1])
+				}
+				return
+			}
 			if x == "-" || i+1 >= len(words) {
 				c.add(Effect{Kind: EffExec, What: c.prog + " reads its program from standard input"})
 				return
 			}
-			c.script(words[i+1], lits[i+1])
+			script(words[i+1], lits[i+1])
 			return
 		case shellTakes[x]:
 			if x == "--rcfile" || x == "--init-file" {
@@ -794,14 +832,17 @@ func shellHandler(c *cmdRun) {
 			if strings.ContainsRune(x[1:], 'c') && x[0] == '-' {
 				code = true
 			}
-			if strings.ContainsRune(x[1:], 's') && x[0] == '-' && !code {
+			if strings.ContainsRune(x[1:], 'n') && x[0] == '-' {
+				noexec = true
+			}
+			if strings.ContainsRune(x[1:], 's') && x[0] == '-' && !code && !noexec {
 				c.add(Effect{Kind: EffExec, What: c.prog + " -s reads its program from standard input"})
 				return
 			}
-			if x == "-n" && readable {
-				c.add(Effect{Kind: EffNone})
-			}
 		default:
+			if code && noexec {
+				return
+			}
 			if code {
 				if !lits[i] {
 					c.add(Effect{Kind: EffExec, What: c.prog + " -c with code not known until it runs"})
@@ -814,12 +855,16 @@ func shellHandler(c *cmdRun) {
 				sh.parse(x, c.depth+1)
 				return
 			}
-			c.script(x, lits[i])
+			script(x, lits[i])
 			return
 		}
 	}
 	if code {
 		sh.fail(errNoCommand)
+		return
+	}
+	if noexec {
+		c.add(Effect{Kind: EffNone})
 		return
 	}
 	// No script and no -c: the shell reads its program from standard
@@ -843,6 +888,9 @@ func interpreterHandler(c *cmdRun) {
 	for _, o := range c.opts {
 		if o.spec.role == roleInline || o.spec.role == roleModule || o.spec.role == roleScript {
 			return
+		}
+		if o.spec.argsRole != nil && *o.spec.argsRole != roleScript && len(c.ops) > 0 {
+			return // ruby -c FILE: the file is checked, not run
 		}
 	}
 	for _, op := range c.ops {
@@ -1079,11 +1127,8 @@ func sevenzipHandler(c *cmdRun) {
 // gitStashHandler: drop and clear lose stashed work; the rest keep it.
 func gitStashHandler(c *cmdRun) {
 	gitHandler(c)
-	if len(c.ops) > 0 && (c.ops[0].word == "drop" || c.ops[0].word == "clear") {
-		c.add(Effect{Kind: EffDelete, What: "git stash " + c.ops[0].word + " throws stashed changes away"})
-	}
-	if len(c.ops) > 0 {
-		c.prefix = append(c.prefix, c.ops[0].word)
+	if sub := c.prefix[len(c.prefix)-1]; sub == "drop" || sub == "clear" {
+		c.add(Effect{Kind: EffDelete, What: "git stash " + sub + " throws stashed changes away"})
 	}
 }
 

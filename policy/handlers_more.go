@@ -1459,7 +1459,7 @@ func fdHandler(c *cmdRun) {
 			c.unknown("fd " + o.name + " without a command")
 			return
 		}
-		found := strings.TrimRight(root, "/") + "/*"
+		found := foundUnder(root, "")
 		var words []string
 		var lits []bool
 		placed := false

@@ -2,6 +2,9 @@ package policy
 
 import (
 	"encoding/json"
+	"path"
+	"sort"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +68,55 @@ func filesFrom(m map[string]string) func(string) FileState {
 			return FileUnknown
 		}
 		return FileAbsent
+	}
+}
+
+// treeGlob is Request.Glob over a fixed list of absolute file paths (and
+// the folders they imply), matched as the shell and find match, with
+// path.Match: an implementation apart from the policy's own.
+func treeGlob(files []string) func(string) ([]string, bool) {
+	all := map[string]bool{}
+	for _, f := range files {
+		for p := f; p != "/" && p != "."; p = path.Dir(p) {
+			all[p] = true
+		}
+	}
+	shell := func(g, p string) bool {
+		gs, ps := strings.Split(g, "/"), strings.Split(p, "/")
+		if len(gs) != len(ps) {
+			return false
+		}
+		for i := range gs {
+			ok, err := path.Match(gs[i], ps[i])
+			if err != nil || !ok || strings.HasPrefix(ps[i], ".") && !strings.HasPrefix(gs[i], ".") {
+				return false
+			}
+		}
+		return true
+	}
+	return func(pattern string) ([]string, bool) {
+		var out []string
+		for p := range all {
+			var ok bool
+			if head, name, found := strings.Cut(pattern, "/**/"); found {
+				m, _ := path.Match(name, path.Base(p))
+				d := path.Dir(p)
+				for d != "/" && !ok {
+					ok = m && shell(head, d)
+					d = path.Dir(d)
+				}
+			} else if head, found := strings.CutSuffix(pattern, "/**"); found {
+				for d := p; d != "/" && !ok; d = path.Dir(d) {
+					ok = shell(head, d)
+				}
+			} else {
+				ok = shell(pattern, p)
+			}
+			if ok {
+				out = append(out, p)
+			}
+		}
+		sort.Strings(out)
+		return out, true
 	}
 }

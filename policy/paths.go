@@ -251,52 +251,65 @@ func (s *pathSet) match(p string) (*RuleRef, bool) {
 	return &s.src[best], true
 }
 
-// sensitiveFolders are the sensitive names that are folders: a glob that
-// may name one may reach the secrets below it.
-var sensitiveFolders = map[string]bool{".ssh": true, ".gnupg": true, ".aws": true, ".kube": true, ".docker": true,
-	".password-store": true, "keyrings": true, ".mozilla": true}
-
-// sensitiveNames are names a glob in a path is tried against, besides
-// the set's own literal names: a word like ~/.ss?/* or .e* may name them.
-var sensitiveNames = []string{".env", ".env.local", ".ssh", ".gnupg", ".aws", ".kube", ".docker", "id_rsa",
-	"id_ed25519", "id_ecdsa", "id_dsa", "credentials", "config.json", "x.pem", "x.key", "keys.json", ".git"}
-
-// matchGlob returns a pattern covering some path the glob p could name: each
-// component with a glob character is tried as each sensitive name.
+// matchGlob returns a pattern covering some path the glob p could name,
+// exactly: the languages of the glob and of each pattern meet (see
+// globpath.go).
 func (s *pathSet) matchGlob(p string) (*RuleRef, bool) {
 	if !strings.ContainsAny(p, "*?[") {
 		return nil, false
 	}
-	parts := strings.Split(p, "/")
-	names := append([]string(nil), sensitiveNames...)
-	for n := range s.litBase {
-		names = append(names, n)
+	if s.fold {
+		p = strings.ToLower(p)
 	}
-	for i, part := range parts {
-		if !strings.ContainsAny(part, "*?[") {
-			continue
-		}
-		for _, n := range names {
-			// As the shell globs: a leading dot is matched only by a
-			// pattern that starts with one.
-			if (strings.HasPrefix(n, ".") && !strings.HasPrefix(part, ".")) || !wildMatch(part, n) {
+	qs := globLanguages(p)
+	qp := litPrefix(p)
+	for i := range s.pats {
+		pp := &s.pats[i]
+		if pp.kind == patAbsolute {
+			// Anchored both: one literal start must lead to the other.
+			if lp := litPrefix(pp.g.pattern); !strings.HasPrefix(lp, qp) && !strings.HasPrefix(qp, lp) {
 				continue
 			}
-			try := append(append(append([]string(nil), parts[:i]...), n), parts[i+1:]...)
-			cand := strings.Join(try, "/")
-			if ref, ok := s.match(cand); ok {
-				return ref, true
-			}
-			// A glob that may name a sensitive folder may reach a secret
-			// below it.
-			if sensitiveFolders[n] {
-				if ref, ok := s.match(cand + "/id_rsa"); ok {
-					return ref, true
+		}
+		for _, l := range pp.languages() {
+			for _, q := range qs {
+				if meet(q, l) {
+					return &s.src[i], true
 				}
 			}
 		}
 	}
 	return nil, false
+}
+
+// under returns a pattern covering a path below the folder d, for a
+// program that reads d's content: a folder that holds the person's home
+// holds every secret in it; one above an anchored secret, that secret.
+func (s *pathSet) under(d, home string) (*RuleRef, string, bool) {
+	if s.fold {
+		d, home = strings.ToLower(d), strings.ToLower(home)
+	}
+	if home != "" && home != "/" && within(home, d) {
+		first := -1
+		for i := range s.pats {
+			if k := s.pats[i].kind; k == patDir && first < 0 || k == patDir && s.pats[i].text == ".ssh/" {
+				first = i
+			}
+		}
+		if first >= 0 {
+			return &s.src[first], s.pats[first].text, true
+		}
+	}
+	for i := range s.pats {
+		pp := &s.pats[i]
+		if pp.kind != patAbsolute {
+			continue
+		}
+		if lp := litPrefix(pp.g.pattern); strings.HasPrefix(lp, strings.TrimSuffix(d, "/")+"/") {
+			return &s.src[i], pp.text, true
+		}
+	}
+	return nil, "", false
 }
 
 // absPath makes p absolute: "~" expands to home, a relative path joins cwd,

@@ -70,12 +70,13 @@ type role uint8
 const (
 	roleText    role = iota // harmless text: a pattern, a message, a name
 	roleRead                // a path read
+	roleList                // a path whose names and metadata are read, not its content (ls, stat)
 	roleWrite               // a path written
 	roleAppend              // a path appended to
 	roleEdit                // a file changed in place (sed -i, gofmt -w): nothing is lost that an edit would not lose
 	roleCreate              // a folder made
 	roleDelete              // a path removed
-	roleDir                 // the folder the program works in (-C); read
+	roleDir                 // the folder the program works in (-C); listed
 	roleHost                // a host connected to ([user@]host[:port])
 	roleURL                 // a URL fetched
 	roleUpload              // a path (or @path) whose content is sent
@@ -96,7 +97,7 @@ const (
 )
 
 var roleNames = map[string]role{
-	"text": roleText, "num": roleText, "pattern": roleText, "name": roleText, "read": roleRead,
+	"text": roleText, "num": roleText, "pattern": roleText, "name": roleText, "read": roleRead, "list": roleList,
 	"write": roleWrite, "append": roleAppend, "edit": roleEdit, "create": roleCreate, "delete": roleDelete,
 	"dir": roleDir, "host": roleHost, "url": roleURL, "upload": roleUpload, "data": roleData,
 	"code": roleCode, "command": roleCommand, "program": roleProgram, "script": roleScript,

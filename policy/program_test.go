@@ -29,6 +29,9 @@ func exampleEffects(p *Programs, cmd string) string {
 			continue
 		}
 		s := e.Kind.String()
+		if e.Names && e.Kind == EffRead {
+			s = "list"
+		}
 		switch {
 		case e.Path != "":
 			rel := strings.TrimPrefix(e.Path, "/w/")

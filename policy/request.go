@@ -39,10 +39,15 @@ type Request struct {
 	// keeps; nil means agate holds none.
 	Secrets KnownSecrets
 	// Glob expands a shell glob (an absolute pattern) to the paths it
-	// names now, as the shell would; it is the caller's I/O. nil means a
-	// glob is judged by the names it could match: one that could name a
-	// secret file is a secret read.
-	Glob func(pattern string) []string
+	// names now, as the shell would, and reports whether that is all of
+	// them; it is the caller's I/O. Two forms stand for what a program
+	// finds rather than what the shell expands: "DIR/**/NAME" (files named
+	// NAME, matched as find's -name matches, in DIR or any folder below)
+	// and "DIR/**" (DIR and everything below it). nil, or an answer that
+	// is not complete (too many paths, an error), means the glob is
+	// judged by the names it could match: one that could name a secret
+	// file is a secret read.
+	Glob func(pattern string) (paths []string, complete bool)
 
 	// Files tells what is at a path a call would overwrite or delete: is
 	// it there, and could git give it back? It is the caller's I/O. nil

@@ -102,7 +102,7 @@ func (c *cmdRun) pathEffect(k EffectKind, word string, lit bool, e Effect) {
 		e.What = "a path not known until it runs: " + word
 	}
 	c.add(e)
-	if k == EffRead && lit {
+	if k == EffRead && lit && !e.Names {
 		// git show HEAD:.env, scp host:path: the part after a colon too.
 		if i := strings.IndexByte(word, ':'); i > 0 && i < len(word)-1 && !strings.Contains(word[:i], "/") {
 			if p := c.abs(word[i+1:]); p != "" {
@@ -380,6 +380,8 @@ func (c *cmdRun) value(r role, v string, lit bool, opt string) {
 	case roleText:
 	case roleRead:
 		c.pathEffect(EffRead, v, lit, Effect{})
+	case roleList:
+		c.pathEffect(EffRead, v, lit, Effect{Names: true})
 	case roleWrite:
 		c.writePath(v, lit, Effect{})
 	case roleAppend:
@@ -391,7 +393,7 @@ func (c *cmdRun) value(r role, v string, lit bool, opt string) {
 	case roleDelete:
 		c.pathEffect(EffDelete, v, lit, Effect{})
 	case roleDir:
-		c.pathEffect(EffRead, v, lit, Effect{})
+		c.pathEffect(EffRead, v, lit, Effect{Names: true})
 		if lit {
 			if p := c.abs(v); p != "" {
 				c.base = p

@@ -183,6 +183,9 @@ func (sh *shellCtx) pathsFrom(st *syntax.Stmt) []string {
 					if words[i] == "-path" || words[i] == "-ipath" || words[i] == "-wholename" {
 						p = path.Base(p)
 					}
+					if strings.HasPrefix(words[i], "-i") {
+						p = strings.ToLower(p)
+					}
 					pats = append(pats, p)
 					i++
 				}
@@ -198,7 +201,7 @@ func (sh *shellCtx) pathsFrom(st *syntax.Stmt) []string {
 				return nil
 			}
 			for _, p := range pats {
-				out = append(out, path.Join(root, p))
+				out = append(out, foundUnder(root, p))
 			}
 		}
 		return out
@@ -213,7 +216,11 @@ func (sh *shellCtx) pathsFrom(st *syntax.Stmt) []string {
 					return nil
 				}
 				if p := sh.abs(w); p != "" && strings.ContainsAny(w, "*?[") {
-					out = append(out, p)
+					// A pathspec's * crosses slashes: the files it names
+					// are any below its literal folder, named like its end.
+					lp := litPrefix(p)
+					d := lp[:strings.LastIndexByte(lp, '/')]
+					out = append(out, foundUnder(d, path.Base(p)))
 				} else {
 					return nil
 				}
@@ -222,6 +229,16 @@ func (sh *shellCtx) pathsFrom(st *syntax.Stmt) []string {
 		}
 	}
 	return nil
+}
+
+// foundUnder is the read path that stands for the files a search finds
+// below root: those named like name in any folder, or all of them.
+func foundUnder(root, name string) string {
+	root = strings.TrimRight(root, "/")
+	if name == "" || name == "*" {
+		return root + "/**"
+	}
+	return root + "/**/" + name
 }
 
 // inProject reports whether p is inside the project.

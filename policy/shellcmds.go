@@ -145,6 +145,8 @@ func (sh *shellCtx) catastrophic(target string, lit bool) bool {
 		switch {
 		case strings.HasSuffix(t, "/*"):
 			t = strings.TrimSuffix(t, "/*")
+		case strings.HasSuffix(t, "/**"):
+			t = strings.TrimSuffix(t, "/**")
 		case strings.HasSuffix(t, "/."):
 			t = strings.TrimSuffix(t, "/.")
 		case len(t) > 1 && strings.HasSuffix(t, "/"):

@@ -15,6 +15,9 @@ import (
 type vectorFile struct {
 	Description string `toml:"description"`
 	Config      string `toml:"config"`
+	// Tree is the files on disk a glob in a call is expanded against;
+	// without it a glob is judged by the names it could match.
+	Tree []string `toml:"tree"`
 	Call        []struct {
 		Note        string  `toml:"note"`
 		Config      *string `toml:"config"` // overrides the file's
@@ -58,6 +61,9 @@ func TestDecisionVectors(t *testing.T) {
 				p := mustPolicy(t, cfg)
 				r := req(t, c.Tool, c.Args)
 				r.Agent, r.Tainted = c.Agent, c.Tainted
+				if vf.Tree != nil {
+					r.Glob = treeGlob(vf.Tree)
+				}
 				if c.Files != nil {
 					r.Files = filesFrom(c.Files)
 				}
