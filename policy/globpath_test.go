@@ -31,7 +31,7 @@ func TestMeet(t *testing.T) {
 		{"/proc/1/*", "/proc/*/nope/x", false}, // one component cannot hold two
 		{"/proc/1/*", "/proc/*", true},
 		{"/w/**/x", "/w/a/b/c/x", true},
-		{"/w/a*.x", "/w/*b.x", true},           // a...b.x
+		{"/w/a*.x", "/w/*b.x", true}, // a...b.x
 		{"/w/a*.x", "/w/*b.y", false},
 		{"/w/*a.x", "/w/.*", false}, // both runs at a component's start
 		{"/w/x*", "/w/x.*", true},

@@ -248,7 +248,10 @@ func (c *cmdRun) option(i int) int {
 		for _, t := range o.effects {
 			c.template(t)
 		}
-		if hasVal {
+		switch {
+		case hasVal && o.role == roleModule:
+			c.module(val, lit, i+1)
+		case hasVal:
 			c.value(o.role, val, lit, name)
 		}
 		if o.rest {
@@ -461,7 +464,7 @@ func (c *cmdRun) value(r role, v string, lit bool, opt string) {
 			c.writePath(v, lit, Effect{})
 		}
 	case roleModule:
-		c.module(v, lit)
+		c.module(v, lit, len(c.words))
 	case roleSignal:
 		// Read by the kill handler.
 	case roleConfig:
@@ -603,22 +606,43 @@ func remotePath(s string) (host, p string, ok bool) {
 // pythonModules says what `python -m MODULE` does, for the modules agents
 // run; any other module is code of the project or its environment.
 var pythonModules = map[string]Effect{
-	"pip": {Kind: EffNetwork, What: "pip"}, "ensurepip": {Kind: EffNetwork, What: "ensurepip"},
-	"http.server": {Kind: EffNetwork, What: "serves files over HTTP"}, "pipx": {Kind: EffNetwork, What: "pipx"},
-	"uv": {Kind: EffNetwork, What: "uv"}, "venv": {Kind: EffWrite}, "json.tool": {Kind: EffNone},
+	"ensurepip": {Kind: EffNetwork, What: "ensurepip"},
+	"http.server": {Kind: EffNetwork, What: "serves files over HTTP"}, "json.tool": {Kind: EffNone},
 	"py_compile": {Kind: EffNone}, "compileall": {Kind: EffNone}, "this": {Kind: EffNone}, "site": {Kind: EffNone},
 	"smtpd": {Kind: EffNetwork}, "ftplib": {Kind: EffNetwork}, "webbrowser": {Kind: EffExec, What: "opens a browser"},
 	"pdb": {Kind: EffExec, What: "a debugger"}, "code": {Kind: EffExec, What: "an interactive interpreter"},
 	"base64": {Kind: EffNone}, "tarfile": {Kind: EffWrite}, "zipfile": {Kind: EffWrite},
 }
 
-// module records `-m MODULE`.
-func (c *cmdRun) module(v string, lit bool) {
+// pythonModulePrograms are the modules whose command line is a program's
+// of the catalog: `python3 -m pip list` is read as `pip list`.
+var pythonModulePrograms = map[string]string{
+	"pip": "pip", "pip3": "pip", "pipx": "pipx", "uv": "uv", "pytest": "pytest", "twine": "twine", "black": "black",
+	"mypy": "mypy", "ruff": "ruff", "isort": "isort", "flake8": "flake8", "pylint": "pylint", "coverage": "coverage",
+	"uvicorn": "uvicorn", "gunicorn": "gunicorn", "flask": "flask", "tox": "tox", "nox": "nox", "poetry": "poetry",
+	"pdm": "pdm", "hatch": "hatch", "mkdocs": "mkdocs", "pre_commit": "pre-commit", "django": "django-admin",
+	"venv": "virtualenv", "virtualenv": "virtualenv", "build": "pyproject-build", "pyflakes": "pyflakes",
+	"pycodestyle": "pycodestyle", "bandit": "bandit", "sphinx": "sphinx-build", "jupyter": "jupyter", "ipython": "ipython",
+}
+
+// module records `-m MODULE`; the words from index from on are its.
+func (c *cmdRun) module(v string, lit bool, from int) {
 	if !lit {
 		c.add(Effect{Kind: EffExec, What: "a module not known until it runs"})
 		return
 	}
 	c.prefix = append(c.prefix, "-m", v)
+	if prog, ok := pythonModulePrograms[v]; ok && c.depth < maxShellDepth {
+		if spec := c.sh.programs.lookupVersioned(prog); spec != nil {
+			words, lits, globs := c.words[from:], c.lits[from:], c.globs[from:]
+			sub := c.sh.runProgram(spec, prog, prog, words, lits, globs, c.stdinCode, c.depth+1)
+			for _, e := range sub.effects {
+				c.add(e)
+			}
+			c.prefix = append(c.prefix, sub.prefix[1:]...)
+			return
+		}
+	}
 	if e, ok := pythonModules[v]; ok {
 		if e.Kind == EffWrite {
 			// venv, tarfile: they write where they are told, in the project.

@@ -18,7 +18,7 @@ type vectorFile struct {
 	// Tree is the files on disk a glob in a call is expanded against;
 	// without it a glob is judged by the names it could match.
 	Tree []string `toml:"tree"`
-	Call        []struct {
+	Call []struct {
 		Note        string  `toml:"note"`
 		Config      *string `toml:"config"` // overrides the file's
 		Agent       string  `toml:"agent"`
