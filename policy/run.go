@@ -606,7 +606,7 @@ func remotePath(s string) (host, p string, ok bool) {
 // pythonModules says what `python -m MODULE` does, for the modules agents
 // run; any other module is code of the project or its environment.
 var pythonModules = map[string]Effect{
-	"ensurepip": {Kind: EffNetwork, What: "ensurepip"},
+	"ensurepip":   {Kind: EffNetwork, What: "ensurepip"},
 	"http.server": {Kind: EffNetwork, What: "serves files over HTTP"}, "json.tool": {Kind: EffNone},
 	"py_compile": {Kind: EffNone}, "compileall": {Kind: EffNone}, "this": {Kind: EffNone}, "site": {Kind: EffNone},
 	"smtpd": {Kind: EffNetwork}, "ftplib": {Kind: EffNetwork}, "webbrowser": {Kind: EffExec, What: "opens a browser"},
