@@ -192,29 +192,105 @@ func policyOptions(p Paths) policy.Options {
 	return o
 }
 
-// maxGlob bounds how many paths one glob in a command is expanded to.
-const maxGlob = 1000
+// Bounds on what one glob in a command is expanded to: past them the
+// answer is not complete, and the policy judges the glob by the names it
+// could match.
+const (
+	maxGlob     = 1000  // paths named
+	maxGlobWalk = 20000 // entries a search below a folder visits
+)
 
-// globPaths expands a glob from a shell command as the shell would, for
-// the policy's secret-read check: a leading dot is matched only by a
-// pattern that starts with one.
-func globPaths(pattern string) []string {
+// globPaths expands a glob from a shell command as the shell would (a
+// leading dot is matched only by a pattern that starts with one), and the
+// policy's DIR/**/NAME and DIR/** forms as find would, for the policy's
+// secret-read check.
+func globPaths(pattern string) ([]string, bool) {
+	if head, name, ok := strings.Cut(pattern, "/**/"); ok && !strings.Contains(name, "/") {
+		return globBelow(head, func(p string) bool {
+			m, err := filepath.Match(name, filepath.Base(p))
+			return err == nil && m
+		})
+	}
+	if head, ok := strings.CutSuffix(pattern, "/**"); ok {
+		return globBelow(head, func(string) bool { return true })
+	}
+	return shellGlob(pattern)
+}
+
+// shellGlob expands pattern as the shell would.
+func shellGlob(pattern string) ([]string, bool) {
+	if !strings.ContainsAny(pattern, "*?[") {
+		return []string{pattern}, true
+	}
 	matches, err := filepath.Glob(pattern)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	dotted := strings.HasPrefix(filepath.Base(pattern), ".")
 	out := make([]string, 0, min(len(matches), maxGlob))
 	for _, m := range matches {
-		if !dotted && strings.HasPrefix(filepath.Base(m), ".") {
+		if !dotMatched(pattern, m) {
 			continue
 		}
-		out = append(out, m)
 		if len(out) == maxGlob {
+			return out, false
+		}
+		out = append(out, m)
+	}
+	return out, true
+}
+
+// dotMatched reports whether the shell's glob names m: a component of m
+// that starts with a dot must be matched by one that does.
+func dotMatched(pattern, m string) bool {
+	ps, ms := strings.Split(pattern, "/"), strings.Split(m, "/")
+	if len(ps) != len(ms) {
+		return false
+	}
+	for i := range ms {
+		if strings.HasPrefix(ms[i], ".") && !strings.HasPrefix(ps[i], ".") {
+			return false
+		}
+	}
+	return true
+}
+
+// globBelow returns the paths in or below the folders head names that
+// keep says to, hidden ones too, as find walks them; symlinks are not
+// followed.
+func globBelow(head string, keep func(string) bool) ([]string, bool) {
+	roots, complete := shellGlob(head)
+	var out []string
+	seen := 0
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == root && errors.Is(err, fs.ErrNotExist) {
+					return nil // nothing there: nothing found
+				}
+				complete = false // unreadable: agate cannot say what is there
+				return filepath.SkipDir
+			}
+			if seen++; seen > maxGlobWalk {
+				complete = false
+				return filepath.SkipAll
+			}
+			if keep(p) {
+				if len(out) == maxGlob {
+					complete = false
+					return filepath.SkipAll
+				}
+				out = append(out, p)
+			}
+			return nil
+		})
+		if err != nil {
+			complete = false
+		}
+		if !complete {
 			break
 		}
 	}
-	return out
+	return out, complete
 }
 
 // resolvePath returns the real path of an absolute path, following

@@ -294,6 +294,9 @@ func (p *Policy) protectedLayer(c *call) (Decision, bool) {
 		if r.Glob != nil {
 			if ms, complete := r.Glob(rd); complete {
 				for _, m := range ms {
+					if r.Resolve != nil {
+						m = r.Resolve(m) // a link in the project to a key is the key
+					}
 					if ref, ok := p.secretReads.match(m); ok {
 						return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
 							Reason: fmt.Sprintf("it reads %s, which names %s, a file that holds secrets (%s)", rd, m, ref.String())}, true

@@ -94,6 +94,15 @@ trusted_domains = ["docs.python.org"]
 		{name: "a glob too big to list is judged by its names", tool: "Bash", args: `{"command":"grep x *"}`, mod: func(r *Request) {
 			r.Glob = func(string) ([]string, bool) { return []string{"/home/u/proj/a.txt"}, false }
 		}, want: Ask, layer: LayerProtected},
+		{name: "a glob that names a link to a key", tool: "Bash", args: `{"command":"cat notes/*"}`, mod: func(r *Request) {
+			r.Glob = func(string) ([]string, bool) { return []string{"/home/u/proj/notes/a.txt"}, true }
+			r.Resolve = func(p string) string {
+				if p == "/home/u/proj/notes/a.txt" {
+					return "/home/u/.ssh/id_ed25519"
+				}
+				return p
+			}
+		}, want: Ask, layer: LayerProtected},
 		{name: "a glob that names .env", tool: "Bash", args: `{"command":"cat .e*"}`, mod: func(r *Request) {
 			r.Glob = func(string) ([]string, bool) { return []string{"/home/u/proj/.env"}, true }
 		}, want: Ask, layer: LayerProtected},
