@@ -34,7 +34,7 @@ func benchDecide(b *testing.B, tool, argsJSON string, want Verdict) {
 	if err := json.Unmarshal([]byte(argsJSON), &a); err != nil {
 		b.Fatal(err)
 	}
-	r := &Request{Tool: tool, Args: a, Agent: "claude-code", Cwd: testCwd, Interactive: true}
+	r := &Request{Tool: tool, Args: a, Agent: "claude-code", Cwd: testCwd, Interactive: true, Files: absentFiles}
 	if d := p.Decide(r); d.Verdict != want {
 		b.Fatalf("got %s (%s), want %s", d.Verdict, d.Reason, want)
 	}
@@ -67,7 +67,7 @@ func BenchmarkDecideWithJSON(b *testing.B) {
 		if err := json.Unmarshal(raw, &a); err != nil {
 			b.Fatal(err)
 		}
-		p.Decide(&Request{Tool: "Write", Args: a, Agent: "claude-code", Cwd: testCwd, Interactive: true})
+		p.Decide(&Request{Tool: "Write", Args: a, Agent: "claude-code", Cwd: testCwd, Interactive: true, Files: absentFiles})
 	}
 }
 

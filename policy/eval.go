@@ -503,19 +503,21 @@ func (p *Policy) matchRuleList(c *call, rules *ruleIndex) (Decision, bool) {
 			}
 		}
 	}
-	// Allow only if every simple command is covered by an allow rule that
-	// comes before any deny/ask rule matching it (first match per part).
+	// Allow only if every simple command is covered by an allow rule. No
+	// deny or ask rule matches any part (the loop above would have
+	// returned), so only the allow rules are tried.
 	var first *rule
 	for _, sc := range c.shell.cmds {
 		covered := false
 		for _, i := range idx {
 			ru := &rules.rules[i]
-			if ru.arg == nil || (ru.verdict == Allow && ru.arg.match(sc.plain)) || (ru.verdict != Allow && denyMatches(ru.arg, &sc)) {
-				if ru.verdict == Allow {
-					covered = true
-					if first == nil {
-						first = ru
-					}
+			if ru.verdict != Allow {
+				continue
+			}
+			if ru.arg == nil || ru.arg.match(sc.plain) {
+				covered = true
+				if first == nil {
+					first = ru
 				}
 				break
 			}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"maps"
 	"path"
 	"strings"
 )
@@ -178,10 +179,22 @@ var notSecrets = []string{".env.example", ".env.sample", ".env.template", ".env.
 // of the built-in list) are looked up in a map; the rest are tried in turn.
 type pathSet struct {
 	pats    []pathPattern
-	src     []RuleRef // where each pattern came from
-	litBase map[string]int
-	others  []int
-	fold    bool // match case-insensitively (macOS, Windows)
+	src     []RuleRef      // where each pattern came from
+	litBase map[string]int // literal base names (.env): the first pattern of each
+	litAbs  map[string]int // literal absolute folders and files (/etc/shadow, ~/.aws)
+	litDir  map[string]int // literal one-component folders anywhere (.ssh/)
+	others  []int          // the rest, tried in turn
+	fold    bool           // match case-insensitively (macOS, Windows)
+}
+
+// first records index i under key in m, unless an earlier one is there.
+func first(m *map[string]int, key string, i int) {
+	if *m == nil {
+		*m = map[string]int{}
+	}
+	if _, dup := (*m)[key]; !dup {
+		(*m)[key] = i
+	}
 }
 
 func (s *pathSet) add(p string, ref RuleRef, o Options) error {
@@ -196,14 +209,14 @@ func (s *pathSet) add(p string, ref RuleRef, o Options) error {
 	i := len(s.pats)
 	s.pats = append(s.pats, pp)
 	s.src = append(s.src, ref)
-	if pp.kind == patBase && pp.g.kind == globLiteral {
-		if s.litBase == nil {
-			s.litBase = map[string]int{}
-		}
-		if _, dup := s.litBase[pp.g.lit]; !dup {
-			s.litBase[pp.g.lit] = i
-		}
-	} else {
+	switch {
+	case pp.kind == patBase && pp.g.kind == globLiteral:
+		first(&s.litBase, pp.g.lit, i)
+	case pp.kind == patAbsolute && pp.g.kind == globLiteral:
+		first(&s.litAbs, pp.g.lit, i)
+	case pp.kind == patDir && pp.g.kind == globSuffix && strings.LastIndexByte(pp.g.lit, '/') == 0:
+		first(&s.litDir, pp.g.lit[1:], i)
+	default:
 		s.others = append(s.others, i)
 	}
 	return nil
@@ -211,19 +224,15 @@ func (s *pathSet) add(p string, ref RuleRef, o Options) error {
 
 // clone returns a copy that can be added to without changing s.
 func (s *pathSet) clone() pathSet {
-	c := pathSet{
-		pats:   append([]pathPattern(nil), s.pats...),
-		src:    append([]RuleRef(nil), s.src...),
-		others: append([]int(nil), s.others...),
-		fold:   s.fold,
+	return pathSet{
+		pats:    append([]pathPattern(nil), s.pats...),
+		src:     append([]RuleRef(nil), s.src...),
+		litBase: maps.Clone(s.litBase),
+		litAbs:  maps.Clone(s.litAbs),
+		litDir:  maps.Clone(s.litDir),
+		others:  append([]int(nil), s.others...),
+		fold:    s.fold,
 	}
-	if s.litBase != nil {
-		c.litBase = make(map[string]int, len(s.litBase))
-		for k, v := range s.litBase {
-			c.litBase[k] = v
-		}
-	}
-	return c
 }
 
 // match returns the first pattern covering the absolute path p.
@@ -235,6 +244,29 @@ func (s *pathSet) match(p string) (*RuleRef, bool) {
 	base := p[strings.LastIndexByte(p, '/')+1:]
 	if i, ok := s.litBase[base]; ok {
 		best = i
+	}
+	if len(s.litAbs) > 0 || len(s.litDir) > 0 {
+		// p and each folder above it; each component of p.
+		for d := p; d != ""; {
+			if i, ok := s.litAbs[d]; ok && i < best {
+				best = i
+			}
+			j := strings.LastIndexByte(d, '/')
+			if j < 0 {
+				break
+			}
+			if i, ok := s.litDir[d[j+1:]]; ok && i < best {
+				best = i
+			}
+			switch {
+			case j > 0:
+				d = d[:j]
+			case d != "/":
+				d = "/"
+			default:
+				d = ""
+			}
+		}
 	}
 	for _, i := range s.others {
 		if i >= best {
@@ -335,5 +367,5 @@ func within(p, dir string) bool {
 	if dir == "/" {
 		return strings.HasPrefix(p, "/")
 	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
+	return strings.HasPrefix(p, dir) && (len(p) == len(dir) || p[len(dir)] == '/')
 }
