@@ -36,6 +36,8 @@ type Report struct {
 	Unset       []string            `json:"secrets_unset"` // referenced secrets that read as unset, with why
 	Leaked      []keystore.Leak     `json:"leaked"`        // keys seen in an agent's arguments, not rotated since
 	Hooks       []HookReport        `json:"hooks"`
+	Confine     ConfineReport       `json:"confine_project"`
+	Grants      []GrantReport       `json:"grants"`
 	Problems    []string            `json:"problems"`
 	Checked     time.Time           `json:"checked"`
 }
@@ -49,6 +51,21 @@ type KeychainReport struct {
 	// NoSessionBus is true when the keychain is out of reach for want of
 	// a D-Bus session bus (Linux, the BSDs).
 	NoSessionBus bool `json:"no_session_bus,omitempty"`
+}
+
+// ConfineReport is the state of [sandbox] confine_project: whether the
+// project's own code may run unasked in the sandbox, and whether it can.
+type ConfineReport struct {
+	On    bool   `json:"on"`
+	Works bool   `json:"works"` // on, and the sandbox works here
+	State string `json:"state"` // in words
+}
+
+// GrantReport is one saved grant.
+type GrantReport struct {
+	Agent string `json:"agent"`
+	Grant string `json:"grant"`
+	Broad bool   `json:"broad"` // a risk-set grant: it covers more than what a person looked at
 }
 
 // HookReport is one agent's hooks.
@@ -103,6 +120,35 @@ func Doctor(ctx context.Context, p Paths) *Report {
 			msg += " (" + r.Sandbox.Install + ")"
 		}
 		problem("%s", msg)
+	}
+
+	r.Confine = ConfineReport{On: cfg.Sandbox.ConfineProject, Works: cfg.Sandbox.ConfineProject && r.Sandbox.Available}
+	switch {
+	case r.Confine.Works:
+		r.Confine.State = "on: the project's own code (make test, pytest) runs unasked in the sandbox, for Claude Code's Bash"
+	case r.Confine.On:
+		r.Confine.State = "on, but the sandbox does not work here, so the project's own code asks as when it is off"
+		problem("[sandbox] confine_project is on but the sandbox does not work: %s", r.Sandbox.Reason)
+	default:
+		r.Confine.State = "off: the project's own code runs unasked only with a person to ask " +
+			"(switch it on in the Sandbox tab, or [sandbox] confine_project = true)"
+	}
+
+	r.Grants = []GrantReport{}
+	if gs, err := loadGrants(p.Grants); err != nil {
+		problem("the saved grants: %v", err)
+	} else {
+		for _, agent := range gs.Agents() {
+			for _, g := range gs.For(agent) {
+				r.Grants = append(r.Grants, GrantReport{Agent: agent, Grant: g.String(), Broad: g.Broad()})
+				if g.Broad() {
+					problem("the saved grant %q for %s is broad: it covers every call with those risks, not the command a person "+
+						"looked at (it never covers a program agate does not know). To narrow it, revoke it "+
+						"(`agate grants revoke %s %q`, or in the Grants tab) and answer the next prompt: the popup remembers what it shows",
+						g.String(), agent, agent, g.String())
+				}
+			}
+		}
 	}
 
 	r.Keychain = keychainReport(ctx, p)
@@ -262,6 +308,14 @@ func (r *Report) print(w io.Writer) {
 		backend = "none yet (no key stored)"
 	}
 	fmt.Fprintf(w, "keys:      %d in %s, master key: %s; %s\n", r.Keychain.Keys, r.Keychain.Store, backend, r.Keychain.Health)
+	fmt.Fprintf(w, "confine:   %s\n", r.Confine.State)
+	broad := 0
+	for _, g := range r.Grants {
+		if g.Broad {
+			broad++
+		}
+	}
+	fmt.Fprintf(w, "grants:    %d saved, %d broad\n", len(r.Grants), broad)
 	for _, h := range r.Hooks {
 		state := "installed"
 		if !h.Installed {

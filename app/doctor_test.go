@@ -22,8 +22,12 @@ func TestDoctor(t *testing.T) {
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+home+"/no-bus")
 	t.Setenv("DISPLAY", "")
 	t.Setenv("AGATE_TEST_UNSET_SECRET", "")
-	p := testPaths(t, "[tools]\nsandbox = true\n[secrets.env]\nOPENAI_API_KEY = \"${AGATE_TEST_UNSET_SECRET}\"\n")
+	p := testPaths(t, "[tools]\nsandbox = true\n[sandbox]\nconfine_project = true\n[secrets.env]\nOPENAI_API_KEY = \"${AGATE_TEST_UNSET_SECRET}\"\n")
 	t.Setenv("AGATE_STATE_DIR", p.State)
+	grants := "version = 2\n[[agents.claude-code.grant]]\ngrant = \"bash:network\"\n[[agents.claude-code.grant]]\ngrant = \"bash(ssh mini) network=mini\"\n"
+	if err := os.WriteFile(p.Grants, []byte(grants), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := keystore.RecordLeak(p.State, "keystore:openai", time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -62,9 +66,16 @@ func TestDoctor(t *testing.T) {
 	if len(r.Hooks) != 3 || r.Hooks[0].Installed {
 		t.Errorf("hooks %+v", r.Hooks)
 	}
+	if len(r.Grants) != 2 || !r.Grants[0].Broad || r.Grants[1].Broad {
+		t.Errorf("grants %+v: want bash:network broad, the ssh one not", r.Grants)
+	}
+	if !r.Confine.On || r.Confine.Works != r.Sandbox.Available {
+		t.Errorf("confine %+v with the sandbox available=%v", r.Confine, r.Sandbox.Available)
+	}
 	// The text form names the problems.
 	_, text, _ := runCLI(t, nil, "doctor", "--config", p.Config, "--socket", p.Socket)
-	for _, want := range []string{"keystore:openai appeared in an agent's arguments", "OPENAI_API_KEY is referenced but unset", "daemon is not running"} {
+	for _, want := range []string{"keystore:openai appeared in an agent's arguments", "OPENAI_API_KEY is referenced but unset", "daemon is not running",
+		`the saved grant "bash:network" for claude-code is broad`, `agate grants revoke claude-code "bash:network"`, "grants:    2 saved, 1 broad", "confine:   on"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, text)
 		}
