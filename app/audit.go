@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/osutil"
 )
 
@@ -49,9 +50,25 @@ type AuditRecord struct {
 	ToolUseID string `json:"tool_use_id,omitempty"`
 	// Of is the seq of the decision an approval.agent_* event settles.
 	Of uint64 `json:"of,omitempty"`
+	// Shown, on an approval.requested line, is what the popup showed the
+	// person: why it asks, what the call does, what it would reach, and
+	// what an answer could remember.
+	Shown *Shown `json:"shown,omitempty"`
+	// Remembered, on an approval.granted line, is what the answer left
+	// in force beyond the call: the grants, as grants.toml writes them.
+	Remembered []string `json:"remembered,omitempty"`
 	// Prev is the SHA-256 of the previous line, as hex: the chain that
 	// `agate log --verify` checks. The first line ever has Prev "".
 	Prev string `json:"prev"`
+}
+
+// Shown is what a person was shown when asked: the approval's words.
+type Shown struct {
+	Why      string            `json:"why,omitempty"`
+	Commands []api.CommandInfo `json:"commands,omitempty"`
+	Effects  []api.EffectInfo  `json:"effects,omitempty"`
+	Impact   *api.Impact       `json:"impact,omitempty"`
+	Remember []api.Remember    `json:"remember,omitempty"`
 }
 
 // AuditLog is the durable, append-only log of every decision. Append

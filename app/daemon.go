@@ -370,6 +370,7 @@ func (d *Daemon) ask(ctx context.Context, r *DecideRequest, snap snapshot, pol *
 	resp.ApprovalID = p.ID
 	req := *rec
 	req.Event, req.ApprovalID, req.Decision, req.By = "approval.requested", p.ID, "ask", ""
+	req.Shown = &Shown{Why: a.Why, Commands: a.Commands, Effects: a.Effects, Impact: a.Impact, Remember: a.Remember}
 	if err := d.audit.Append(ctx, &req); err != nil {
 		d.broker.settle(p.ID, outcome{Answer: Answer{Verdict: policy.Deny}, by: ByShutdown})
 		return nil, fmt.Errorf("audit log: %w", err)
@@ -424,13 +425,20 @@ func (d *Daemon) ask(ctx context.Context, r *DecideRequest, snap snapshot, pol *
 		ev.Event = "approval.denied"
 	}
 	ev.Decision, ev.By = resp.Decision.String(), resp.By
+	var chosen []policy.Grant
+	if o.Verdict == policy.Allow {
+		chosen = d.remembers(dec, o.Scope, chosenGrants(a.Remember, o.Remember))
+		for _, g := range chosen {
+			ev.Remembered = append(ev.Remembered, g.String())
+		}
+	}
 	if err := d.audit.Append(context.WithoutCancel(ctx), &ev); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
-	// What the answer reaches beyond this call is recorded only once the
-	// answer is in the log.
+	// What the answer reaches beyond this call is put in force only once
+	// the answer is in the log.
 	if o.Verdict == policy.Allow {
-		d.remember(r, snap, dec, o.Scope, chosenGrants(a.Remember, o.Remember))
+		d.remember(r, snap, o.Scope, chosen)
 	}
 	return d.finish(ctx, r, rec, resp, subject)
 }
@@ -448,17 +456,27 @@ func (d *Daemon) finish(ctx context.Context, r *DecideRequest, rec *AuditRecord,
 	return resp, nil
 }
 
+// remembers returns the grants an allow at scope leaves in force: none for
+// once, the tool with any parameters for session_any, else the ones the
+// person chose from what the popup offered.
+func (d *Daemon) remembers(dec policy.Decision, scope Scope, chosen []policy.Grant) []policy.Grant {
+	switch scope {
+	case ScopeOnce, ScopeDeny, "":
+		return nil
+	case ScopeSessionAny:
+		if dec.Grant.Tool == "" {
+			return nil
+		}
+		return []policy.Grant{{Tool: dec.Grant.Tool, Any: true}}
+	}
+	return chosen
+}
+
 // remember records what a person's allow reaches beyond this call:
 // grants, the ones the person chose from what the popup offered (the
 // narrowest by default).
-func (d *Daemon) remember(r *DecideRequest, snap snapshot, dec policy.Decision, scope Scope, chosen []policy.Grant) {
+func (d *Daemon) remember(r *DecideRequest, snap snapshot, scope Scope, chosen []policy.Grant) {
 	now := time.Now()
-	if scope == ScopeSessionAny {
-		if dec.Grant.Tool != "" {
-			d.sessions.grant(r.Agent, r.Session, policy.Grant{Tool: dec.Grant.Tool, Any: true}, now)
-		}
-		return
-	}
 	if len(chosen) == 0 {
 		return
 	}
@@ -467,7 +485,7 @@ func (d *Daemon) remember(r *DecideRequest, snap snapshot, dec policy.Decision, 
 		for _, g := range chosen {
 			d.sessions.grantRun(r.Agent, r.Session, snap.run, g, now)
 		}
-	case ScopeSession:
+	case ScopeSession, ScopeSessionAny:
 		for _, g := range chosen {
 			d.sessions.grant(r.Agent, r.Session, g, now)
 		}

@@ -239,6 +239,27 @@ func TestScopes(t *testing.T) {
 		if !strings.Contains(fp.asked[0].Remember[0].Grant, "bash(curl) network=x.org") {
 			t.Fatalf("the popup offered %+v", fp.asked[0].Remember)
 		}
+		// What the popup showed is what the log records, and so is what
+		// the answer remembered.
+		var shown *Shown
+		var remembered []string
+		ReadAudit(p.AuditLog(), func(r *AuditRecord) error {
+			switch r.Event {
+			case "approval.requested":
+				shown = r.Shown
+			case "approval.granted":
+				remembered = r.Remembered
+			}
+			return nil
+		})
+		a := fp.asked[0]
+		if shown == nil || shown.Why != a.Why || shown.Why == "" || len(shown.Remember) != len(a.Remember) ||
+			shown.Remember[0] != a.Remember[0] || len(shown.Commands) != len(a.Commands) || shown.Commands[0].Text != a.Commands[0].Text {
+			t.Fatalf("the log recorded %+v; the popup showed why %q, remember %+v, commands %+v", shown, a.Why, a.Remember, a.Commands)
+		}
+		if len(remembered) != 1 || remembered[0] != a.Remember[0].Grant {
+			t.Fatalf("the log says the answer remembered %v, want %q", remembered, a.Remember[0].Grant)
+		}
 		resp, _ := c.Decide(ctx, decideReq("Bash", "curl https://x.org/b"))
 		if resp.Decision != policy.Allow || resp.By != ByPolicy || resp.Layer != policy.LayerGrant {
 			t.Fatalf("the same program to the same host: %+v", resp)
