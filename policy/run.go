@@ -612,6 +612,7 @@ var pythonModules = map[string]Effect{
 	"smtpd": {Kind: EffNetwork}, "ftplib": {Kind: EffNetwork}, "webbrowser": {Kind: EffExec, What: "opens a browser"},
 	"pdb": {Kind: EffExec, What: "a debugger"}, "code": {Kind: EffExec, What: "an interactive interpreter"},
 	"base64": {Kind: EffNone}, "tarfile": {Kind: EffWrite}, "zipfile": {Kind: EffWrite},
+	"twine": {Kind: EffUpload, What: "twine uploads packages"},
 }
 
 // pythonModulePrograms are the modules whose command line is a program's
