@@ -1236,10 +1236,30 @@ func subWordsHandler(words subWords) handler {
 		case "exec":
 			c.add(Effect{Kind: EffExec, What: c.prog + " " + first.word})
 		case "none":
+			if (c.prog == "bundle" || c.prog == "bundler") && first.word == "config" && bundleConfigSets(c.ops[1:]) {
+				c.add(Effect{Kind: EffPersist, What: "bundle config changes bundler's settings (where gems come from, " +
+					"what runs at install) for every later bundle command"})
+			}
 		default:
 			c.unknown(c.prog + " " + first.word + " is not a command agate knows")
 		}
 	}
+}
+
+// bundleConfigSets reports whether `bundle config ARGS` changes a
+// setting: set and unset, and the old form NAME VALUE; get, list and a
+// bare NAME only read.
+func bundleConfigSets(ops []operand) bool {
+	if len(ops) == 0 {
+		return false
+	}
+	switch ops[0].word {
+	case "set", "unset":
+		return true
+	case "get", "list":
+		return false
+	}
+	return len(ops) > 1 || !ops[0].lit
 }
 
 // sshCodeOptions are ssh's -o options that run a command.
@@ -1587,6 +1607,24 @@ var dockerRemoves = map[string]bool{"rm": true, "rmi": true, "prune": true, "dow
 var dockerStops = map[string]bool{"stop": true, "kill": true, "pause": true, "unpause": true, "restart": true, "update": true,
 	"rename": true, "wait": true, "tag": true}
 
+// dockerFormatNoEnv reports whether docker inspect is given a --format
+// that prints no environment: one that names neither Env nor the whole
+// Config, nor the whole object.
+func dockerFormatNoEnv(words []string) bool {
+	format := ""
+	for i, w := range words {
+		switch {
+		case (w == "--format" || w == "-f") && i+1 < len(words):
+			format = words[i+1]
+		case strings.HasPrefix(w, "--format="):
+			format = strings.TrimPrefix(w, "--format=")
+		}
+	}
+	f := strings.ToLower(strings.Join(strings.Fields(format), ""))
+	return f != "" && !strings.Contains(f, "env") && !strings.Contains(f, ".config}}") &&
+		!strings.Contains(f, "{{.}}") && !strings.Contains(f, "{{json.}}") && !strings.Contains(f, "{{printf") && strings.Contains(f, "{{")
+}
+
 func dockerHandler(c *cmdRun) {
 	var verbs []string
 	for _, op := range c.ops {
@@ -1608,6 +1646,10 @@ func dockerHandler(c *cmdRun) {
 	}
 	c.prefix = append(c.prefix, verbs...)
 	switch {
+	case verb == "inspect" && !dockerFormatNoEnv(c.words):
+		c.add(Effect{Kind: EffSecret, What: c.prog + " inspect prints the container's environment, where its secrets are"})
+	case verb == "config" && (verbs[0] == "compose" || strings.HasSuffix(c.prog, "compose")):
+		c.add(Effect{Kind: EffSecret, What: c.prog + " config prints the compose file with the values it takes from .env filled in"})
 	case dockerReads[verb]:
 	case dockerRemoves[verb]:
 		c.add(Effect{Kind: EffDelete, What: c.prog + " " + strings.Join(verbs, " ") + " throws containers, images or volumes away"})
