@@ -266,6 +266,7 @@ func buildDirHandler(c *cmdRun) {
 	if where == "" {
 		where = "a folder not known until it runs"
 	}
+	c.elsewhere = true
 	c.add(Effect{Kind: EffExec, What: c.prog + " runs the build files of " + where + ", which is not the project"})
 }
 

@@ -27,6 +27,7 @@ type cmdRun struct {
 	stdinCode bool
 	stopped   bool // an unknown subcommand: nothing more is read
 	restText  bool // the words left are another program's arguments
+	elsewhere bool // a handler has said the folder it works in is not the project
 }
 
 // optUse is one option given.
@@ -120,7 +121,29 @@ func (sh *shellCtx) runProgram(spec *progSpec, prog, word string, words []string
 		c.unknown("the config says every call of " + prog + " asks")
 	}
 	c.read()
+	c.projectElsewhere()
 	return c
+}
+
+// projectElsewhere: a program that runs the project's code runs the build
+// files, scripts and config of the folder it works in (a Makefile,
+// package.json, conftest.py). When that folder is not in the project,
+// the code is not the project's: code agate cannot read. (A script named
+// by its path is judged by that path instead.)
+func (c *cmdRun) projectElsewhere() {
+	if c.elsewhere || c.base != "" && c.sh.inProject(c.base) {
+		return
+	}
+	for _, e := range c.effects {
+		if e.Kind == EffProject && e.Path == "" {
+			where := c.base
+			if where == "" {
+				where = "a folder not known until it runs"
+			}
+			c.add(Effect{Kind: EffExec, What: c.prog + " runs the build files of " + where + ", which is not the project"})
+			return
+		}
+	}
 }
 
 // read goes through the words: options, subcommands, operands.
