@@ -171,6 +171,10 @@ type optSpec struct {
 	// rest says the option ends the reading: the words after it are the
 	// arguments of the code it names (python3 -c CODE ARGS, -m MODULE ARGS).
 	rest bool
+	// withdraw are effect kinds the option takes back from what the entry
+	// itself declares (mvn -o: no network); never from what operands or
+	// other options do.
+	withdraw []EffectKind
 }
 
 // parseOptSpec reads "NAMES[=ROLE|?=ROLE][!EFFECT,...]".
@@ -207,6 +211,14 @@ func parseOptSpec(s string) (*optSpec, error) {
 			e = strings.TrimSpace(e)
 			if e == "rest" {
 				o.rest = true
+				continue
+			}
+			if k, ok := strings.CutPrefix(e, "-"); ok {
+				kind, known := parseEffectKind(k)
+				if !known || kind == EffNone || kind == EffUnknown {
+					return nil, fmt.Errorf("option %q: !-%s: want the kind of an effect the entry declares (%s)", s, k, strings.Join(effectNames[:], ", "))
+				}
+				o.withdraw = append(o.withdraw, kind)
 				continue
 			}
 			if a, ok := strings.CutPrefix(e, "args:"); ok {

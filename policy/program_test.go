@@ -101,6 +101,7 @@ func TestProgramCatalogErrors(t *testing.T) {
 		{"[program.x]\nopts = [\"-o=writ\"]\n", "unknown role \"writ\""},
 		{"[program.x]\nopts = [\"o\"]\n", "is not an option name"},
 		{"[program.x]\neffects = [\"netwrk\"]\n", "unknown effect \"netwrk\""},
+		{"[program.x]\nopts = [\"--offline!-netwrk\"]\n", "!-netwrk: want the kind of an effect"},
 		{"[program.x]\nargs = [\"read...\", \"write...\"]\n", "only one role may repeat"},
 		{"[program.x]\nargs = [\"command...\", \"read\"]\n", "must come last"},
 		{"[program.x]\nhandler = \"nope\"\n", "unknown handler"},

@@ -28,6 +28,7 @@ type cmdRun struct {
 	stopped   bool // an unknown subcommand: nothing more is read
 	restText  bool // the words left are another program's arguments
 	elsewhere bool // a handler has said the folder it works in is not the project
+	withdrawn uint32 // effect kinds (as bits) options took back from the entry's own
 }
 
 // optUse is one option given.
@@ -192,11 +193,7 @@ func (c *cmdRun) read() {
 			if sub.raw {
 				// The subcommand reads its words itself (git bisect run CMD).
 				c.words, c.lits, c.globs = c.words[i+1:], c.lits[i+1:], c.globs[i+1:]
-				for p := sub; p != nil; p = p.parent {
-					for _, t := range p.effects {
-						c.template(t)
-					}
-				}
+				c.templates(sub)
 				sub.handler(c)
 				c.stopped = true
 				return
@@ -218,11 +215,7 @@ func (c *cmdRun) read() {
 		// Options only, no subcommand: `git --version`.
 	}
 	c.operands(rest)
-	for p := c.spec; p != nil; p = p.parent {
-		for _, t := range p.effects {
-			c.template(t)
-		}
-	}
+	c.templates(c.spec)
 	for n := 0; n < c.spec.key && n < len(c.ops); n++ {
 		c.prefix = append(c.prefix, c.ops[n].word)
 	}
@@ -268,6 +261,9 @@ func (c *cmdRun) option(i int) int {
 			return i
 		}
 		c.opts = append(c.opts, optUse{name: name, spec: o, val: val, lit: lit, hasVal: hasVal})
+		for _, k := range o.withdraw {
+			c.withdrawn |= 1 << k
+		}
 		for _, t := range o.effects {
 			c.template(t)
 		}
@@ -552,6 +548,18 @@ func (c *cmdRun) script(v string, lit bool) {
 // packageSpecifiers are the registry schemes a runtime resolves a script
 // word through (deno's npm: and jsr:), with the registry's host.
 var packageSpecifiers = map[string]string{"npm": "registry.npmjs.org", "jsr": "jsr.io"}
+
+// templates records the effects spec and its parents declare, but for
+// the kinds an option took back.
+func (c *cmdRun) templates(spec *progSpec) {
+	for p := spec; p != nil; p = p.parent {
+		for _, t := range p.effects {
+			if c.withdrawn&(1<<t.kind) == 0 {
+				c.template(t)
+			}
+		}
+	}
+}
 
 // template records an effect an entry declares.
 func (c *cmdRun) template(t effTmpl) {
