@@ -220,6 +220,10 @@ type TaintRequest struct {
 	Session string `json:"session"`
 	Run     string `json:"run,omitempty"`
 	Source  string `json:"source,omitempty"` // what brought the content in (the tool)
+	// Prompt, when a new run starts, is the person's prompt: the daemon
+	// looks in it for credentials pasted into the chat (a credential in a
+	// chat is compromised) and records each by kind, never the text.
+	Prompt string `json:"prompt,omitempty"`
 }
 
 // Event is one item of the event stream (GET /v1/events).

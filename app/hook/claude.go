@@ -18,6 +18,7 @@ type claudeInput struct {
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolUseID      string          `json:"tool_use_id"`
 	Reason         string          `json:"reason"` // PermissionDenied's
+	Prompt         string          `json:"prompt"` // UserPromptSubmit's
 }
 
 // The outcomes the Claude Code adapter reports (api.OutcomeRan, ...;
@@ -95,7 +96,7 @@ func parseClaude(data []byte, getenv func(string) string) (*Event, error) {
 		// no event of its own.)
 		ev.Kind, ev.Outcome = KindOutcome, outcomeEnded
 	case "UserPromptSubmit":
-		ev.Kind, ev.Outcome = KindNewRun, outcomeEnded
+		ev.Kind, ev.Outcome, ev.Prompt = KindNewRun, outcomeEnded, in.Prompt
 	}
 	return ev, nil
 }

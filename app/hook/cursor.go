@@ -24,6 +24,7 @@ type cursorInput struct {
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"` // MCP events: a JSON string (or an object); preToolUse: an object
 	URL            string          `json:"url"`        // MCP events, remote servers
+	Prompt         string          `json:"prompt"`     // beforeSubmitPrompt
 }
 
 func parseCursor(data []byte, getenv func(string) string) (*Event, error) {
@@ -84,7 +85,7 @@ func parseCursor(data []byte, getenv func(string) string) (*Event, error) {
 	case "afterMCPExecution":
 		ev.Kind, ev.Tool = KindTaint, cursorMCPName(&in)
 	case "beforeSubmitPrompt":
-		ev.Kind = KindNewRun
+		ev.Kind, ev.Prompt = KindNewRun, in.Prompt
 	}
 	return ev, nil
 }

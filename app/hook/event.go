@@ -96,6 +96,10 @@ type Event struct {
 	// api.OutcomeEnded; OutcomeReason is the agent's reason, if any.
 	Outcome, OutcomeReason string
 
+	// Prompt, for KindNewRun, is what the person wrote: the daemon looks
+	// in it for credentials pasted into the chat, and keeps none of it.
+	Prompt string
+
 	// NoPrompt says why the agent's own prompt cannot be relied on for
 	// this call, when AgentPrompt is false for a reason beyond the event
 	// ("gemini runs headless"); see NoAgentPrompt.

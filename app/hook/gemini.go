@@ -14,6 +14,7 @@ type geminiInput struct {
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
 	MCPContext    json.RawMessage `json:"mcp_context"`
+	Prompt        string          `json:"prompt"` // BeforeAgent's
 }
 
 // geminiMCP is the part of mcp_context agate reads.
@@ -89,7 +90,7 @@ func parseGemini(data []byte, getenv func(string) string) (*Event, error) {
 			ev.Kind, ev.Tool = KindTaint, tool
 		}
 	case "BeforeAgent":
-		ev.Kind = KindNewRun
+		ev.Kind, ev.Prompt = KindNewRun, in.Prompt
 	}
 	return ev, nil
 }

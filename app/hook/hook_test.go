@@ -190,6 +190,7 @@ var vectors = []vector{
 	}), `{"command":"npm test","description":"Run test suite"}`, neutral(claudeNeutral)},
 	{"claude-code/userpromptsubmit.json", with(claudeCallEvent, func(e *Event) {
 		e.Name, e.Kind, e.Run, e.Outcome = "UserPromptSubmit", KindNewRun, "7c9e6679-7425-40de-944b-e07fc1f90ae7", "ended"
+		e.Prompt = "Summarize the API docs at https://docs.example.com/api/v2 and add a client for it"
 	}), "", newRun(claudeNeutral)},
 
 	// ---- Gemini CLI ----
@@ -207,7 +208,9 @@ var vectors = []vector{
 		"", taint(geminiNeutral)},
 	{"gemini/aftertool-shell.json", with(geminiCallEvent, func(e *Event) { e.Name, e.Kind = "AfterTool", KindOther }),
 		"", neutral(geminiNeutral)},
-	{"gemini/beforeagent.json", with(geminiCallEvent, func(e *Event) { e.Name, e.Kind = "BeforeAgent", KindNewRun }),
+	{"gemini/beforeagent.json", with(geminiCallEvent, func(e *Event) {
+		e.Name, e.Kind, e.Prompt = "BeforeAgent", KindNewRun, "Run the tests and fix whatever fails"
+	}),
 		"", newRun(geminiNeutral)},
 
 	// ---- Cursor ----
@@ -230,6 +233,7 @@ var vectors = []vector{
 		"", taint(cursorNeutral)},
 	{"cursor/beforeSubmitPrompt.json", with(cursorCommonEvent, func(e *Event) {
 		e.Name, e.Kind, e.Run = "beforeSubmitPrompt", KindNewRun, "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e"
+		e.Prompt = "Fix the bug in main.ts"
 	}), "", newRun(cursorPromptOK)},
 	{"cursor/afterFileEdit.json", with(cursorCommonEvent, func(e *Event) { e.Name, e.Kind = "afterFileEdit", KindOther }),
 		"", neutral(cursorNeutral)},

@@ -259,7 +259,7 @@ func (r *hookRun) answer(ctx context.Context) hook.Output {
 		}
 		return hook.Neutral(ev)
 	case hook.KindNewRun:
-		err := r.client.StartRun(ctx, &api.TaintRequest{Agent: ev.Agent, Session: ev.Session, Run: ev.Run})
+		err := r.client.StartRun(ctx, &api.TaintRequest{Agent: ev.Agent, Session: ev.Session, Run: ev.Run, Prompt: ev.Prompt})
 		if err != nil {
 			return hook.Unreachable(ev, r.failure(ctx, err,
 				"no new run was started, so the last one's taint still applies"), false)
