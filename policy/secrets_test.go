@@ -61,3 +61,53 @@ func FuzzFindCredential(f *testing.F) {
 		}
 	})
 }
+
+func TestFindCredentials(t *testing.T) {
+	key := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----"
+	tests := []struct {
+		text  string
+		kinds []string
+	}{
+		{"please use sk-proj-" + strings.Repeat("aB3", 15) + " for the tests", []string{"OpenAI API key"}},
+		{"two: ghp_" + strings.Repeat("x1Y", 13) + " and AKIA" + "IOSFODNN7EXAMPLE1234", []string{"GitHub token", "AWS access key"}},
+		{"my key is\n" + key + "\nthanks", []string{"private key"}},
+		{"export API_KEY=Zx8Qw2Lm9Rt4Vb7Nc1Kd5Hg3", []string{"credential assigned to API_KEY"}},
+		{"the task-abcdefghijklmnopqrstuvwxyz0123456789 id is not a key", nil},
+		{"nothing here, just sk- words", nil},
+	}
+	for _, tt := range tests {
+		got := FindCredentials(tt.text)
+		var kinds []string
+		for _, c := range got {
+			kinds = append(kinds, c.Kind)
+			if c.Start < 0 || c.End > len(tt.text) || c.Start >= c.End {
+				t.Fatalf("%q: bad span %+v", tt.text, c)
+			}
+			if _, ok := FindCredential(tt.text[c.Start:c.End]); !ok && !strings.HasPrefix(c.Kind, "credential assigned") {
+				t.Errorf("%q: the span %q is not a credential", tt.text, tt.text[c.Start:c.End])
+			}
+		}
+		if strings.Join(kinds, ",") != strings.Join(tt.kinds, ",") {
+			t.Errorf("%q: kinds %v, want %v", tt.text, kinds, tt.kinds)
+		}
+	}
+}
+
+func FuzzFindCredentials(f *testing.F) {
+	f.Add("sk-proj-" + strings.Repeat("aB3", 15))
+	f.Add("-----BEGIN RSA PRIVATE KEY-----\nx\n-----END")
+	f.Add("token: Zx8Qw2Lm9Rt4Vb7Nc1Kd5Hg3 ghp_")
+	f.Fuzz(func(t *testing.T, s string) {
+		last := 0
+		for _, c := range FindCredentials(s) {
+			if c.Start < last || c.End > len(s) || c.Start >= c.End {
+				t.Fatalf("%q: span %+v after %d", s, c, last)
+			}
+			last = c.End
+		}
+		if _, ok := FindCredential(s); ok != (len(FindCredentials(s)) > 0) && !strings.Contains(s, "PRIVATE KEY") {
+			// FindCredential and FindCredentials agree on whether s holds one.
+			t.Fatalf("%q: FindCredential %v, FindCredentials %v", s, ok, FindCredentials(s))
+		}
+	})
+}
