@@ -133,6 +133,8 @@ func Render(ev *Event, a Answer) Output {
 		return renderGemini(ev, a)
 	case Cursor:
 		return renderCursor(ev, a)
+	case Codex:
+		return renderCodex(ev, a)
 	}
 	return Blocked("agate: no adapter for agent " + ev.Agent)
 }

@@ -11,6 +11,7 @@ const (
 	ClaudeCode = "claude-code"
 	Gemini     = "gemini"
 	Cursor     = "cursor"
+	Codex      = "codex"
 )
 
 // Agents returns the names of the agents with an adapter.

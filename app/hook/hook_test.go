@@ -100,6 +100,25 @@ var (
 		down:    blockedDown,
 		downAsk: blockedDown,
 	}
+	// Codex: PreToolUse takes a block only, so an allow is no output and
+	// an ask is a deny that says how to approve in agate.
+	codexAskDeny = "agate: nothing pre-approved this call; codex runs a call its hook does not block, so it cannot ask, so agate blocked it (approve it in agate, or add a rule) [layer: default]. " + denyAdvice
+	codexCall    = outputs{
+		allow:   Output{},
+		deny:    Output{Stderr: denyModel + "\n", Code: 2},
+		ask:     Output{Stderr: codexAskDeny + "\n", Code: 2},
+		down:    blockedDown,
+		downAsk: blockedDown, // an ask would run the call
+	}
+	// PermissionRequest is Codex's own prompt about to be shown: an ask
+	// leaves it to that prompt.
+	codexPermissionOut = outputs{
+		allow:   stdout(`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`),
+		deny:    stdout(`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"` + denyModel + `"}}}`),
+		ask:     Output{},
+		down:    blockedDown,
+		downAsk: Output{Stderr: downUser + "\n"},
+	}
 	cursorPreTool = outputs{
 		allow:   stdout(`{"decision":"allow"}`),
 		deny:    stdout(`{"decision":"deny","reason":"` + denyModel + `"}`),
@@ -139,6 +158,10 @@ var (
 	claudeCallEvent   = Event{Agent: ClaudeCode, Name: "PreToolUse", Kind: KindCall, Session: claudeSession, Cwd: project, Workspace: project, Interactive: true, AgentPrompt: true}
 	geminiCallEvent   = Event{Agent: Gemini, Name: "BeforeTool", Kind: KindCall, Session: geminiSession, Cwd: project, Workspace: project, Interactive: true, AgentPrompt: true}
 	cursorCommonEvent = Event{Agent: Cursor, Kind: KindCall, Session: cursorSession, Run: cursorGeneration, Cwd: project, Workspace: project, Interactive: true, AgentPrompt: true}
+	// The two Codex sessions recorded: codex exec, and codex exec --approve-for-me.
+	codexEvent1   = Event{Agent: Codex, Session: "01a23166-43d5-76e2-9801-5be0823e226f", Run: "01a23166-4403-7e61-a4f6-ff832307b073", Cwd: "/tmp/cxrec/project", Interactive: true}
+	codexEvent2   = Event{Agent: Codex, Session: "01a23166-a28c-7891-9c0c-4690ee5b7056", Run: "01a23166-a2bc-7f13-ad82-47c434c6afdc", Cwd: "/tmp/cxrec/project", Interactive: true}
+	codexNoPrompt = "codex runs a call its hook does not block, so it cannot ask"
 )
 
 // with returns ev changed by f.
@@ -237,6 +260,77 @@ var vectors = []vector{
 	}), "", newRun(cursorPromptOK)},
 	{"cursor/afterFileEdit.json", with(cursorCommonEvent, func(e *Event) { e.Name, e.Kind = "afterFileEdit", KindOther }),
 		"", neutral(cursorNeutral)},
+
+	// ---- Codex CLI ----
+	{"codex/permissionrequest-apply_patch.json", with(codexEvent2, func(e *Event) {
+		e.Name = "PermissionRequest"
+		e.Kind, e.Tool = KindCall, "apply_patch"
+		e.AgentPrompt = true
+	}), `{"command":"*** Begin Patch\n*** Add File: /opt/agate-probe/outside.txt\n+written outside the workspace\n*** End Patch"}`, codexPermissionOut},
+	{"codex/permissionrequest-bash.json", with(codexEvent2, func(e *Event) {
+		e.Name = "PermissionRequest"
+		e.Kind, e.Tool = KindCall, "Bash"
+		e.AgentPrompt = true
+	}), `{"command":"touch /opt/agate-probe-outside.txt"}`, codexPermissionOut},
+	{"codex/permissionrequest-mcp.json", with(codexEvent2, func(e *Event) {
+		e.Name = "PermissionRequest"
+		e.Kind, e.Tool = KindCall, "mcp__everything__echo"
+		e.AgentPrompt = true
+	}), `{"message":"needs approval"}`, codexPermissionOut},
+	{"codex/posttooluse-apply_patch.json", with(codexEvent1, func(e *Event) {
+		e.Name = "PostToolUse"
+		e.Kind = KindOther
+	}), "", neutral(claudeNeutral)},
+	{"codex/posttooluse-bash.json", with(codexEvent1, func(e *Event) {
+		e.Name = "PostToolUse"
+		e.Kind = KindOther
+	}), "", neutral(claudeNeutral)},
+	{"codex/posttooluse-mcp.json", with(codexEvent1, func(e *Event) {
+		e.Name = "PostToolUse"
+		e.Kind, e.Tool = KindTaint, "mcp__everything__echo"
+	}), "", taint(claudeNeutral)},
+	{"codex/pretooluse-apply_patch.json", with(codexEvent1, func(e *Event) {
+		e.Name = "PreToolUse"
+		e.Kind, e.Tool = KindCall, "apply_patch"
+		e.ToolUseID = "call_73"
+		e.NoPrompt = codexNoPrompt
+	}), `{"command":"*** Begin Patch\n*** Add File: hello.txt\n+hello from codex\n*** Update File: notes.txt\n@@\n line one\n-line two\n+line two, edited\n line three\n*** Delete File: old.txt\n*** End Patch\n"}`, codexCall},
+	{"codex/pretooluse-bash-default.json", with(codexEvent2, func(e *Event) {
+		e.Name = "PreToolUse"
+		e.Kind, e.Tool = KindCall, "Bash"
+		e.ToolUseID = "call_78"
+		e.NoPrompt = codexNoPrompt
+	}), `{"command":"touch /opt/agate-probe-outside.txt"}`, codexCall},
+	{"codex/pretooluse-bash.json", with(codexEvent1, func(e *Event) {
+		e.Name = "PreToolUse"
+		e.Kind, e.Tool = KindCall, "Bash"
+		e.ToolUseID = "call_72"
+		e.NoPrompt = codexNoPrompt
+	}), `{"command":"git status --short"}`, codexCall},
+	{"codex/pretooluse-mcp.json", with(codexEvent1, func(e *Event) {
+		e.Name = "PreToolUse"
+		e.Kind, e.Tool = KindCall, "mcp__everything__echo"
+		e.ToolUseID = "call_74"
+		e.NoPrompt = codexNoPrompt
+	}), `{"message":"hello from codex"}`, codexCall},
+	{"codex/sessionend.json", with(codexEvent1, func(e *Event) {
+		e.Name = "SessionEnd"
+		e.Run = ""
+		e.Kind = KindOther
+	}), "", neutral(claudeNeutral)},
+	{"codex/sessionstart.json", with(codexEvent1, func(e *Event) {
+		e.Name = "SessionStart"
+		e.Run = ""
+		e.Kind = KindOther
+	}), "", neutral(claudeNeutral)},
+	{"codex/stop.json", with(codexEvent1, func(e *Event) {
+		e.Name = "Stop"
+		e.Kind = KindOther
+	}), "", neutral(claudeNeutral)},
+	{"codex/userpromptsubmit.json", with(codexEvent1, func(e *Event) {
+		e.Name = "UserPromptSubmit"
+		e.Kind, e.Prompt = KindNewRun, "update the notes, add hello.txt, drop old.txt and echo a greeting"
+	}), "", newRun(claudeNeutral)},
 }
 
 // readVector reads a recorded payload.
@@ -376,6 +470,23 @@ func TestHookRenderNeverAllowsWithoutAllow(t *testing.T) {
 		}
 		for _, d := range []Decision{Deny, Ask, "", "ALLOW", "approve", "yes"} {
 			out := Render(ev, Answer{Decision: d, Reason: "r"})
+			if out.Code == ExitBlock {
+				if strings.TrimSpace(out.Stderr) == "" {
+					t.Errorf("%s: decision %q blocks with no reason, which Codex reads as a failure that runs the call", v.file, d)
+				}
+				continue
+			}
+			if v.want.Agent == Codex {
+				// Codex's PreToolUse runs a call that gets no block; its
+				// PermissionRequest shows its own prompt on no output.
+				if v.want.Name == "PreToolUse" {
+					t.Errorf("%s: decision %q rendered as %+v, not a block: Codex runs the call", v.file, d, out)
+					continue
+				}
+				if d == Ask && len(out.Stdout) == 0 {
+					continue
+				}
+			}
 			var m map[string]any
 			if err := json.Unmarshal(out.Stdout, &m); err != nil {
 				t.Fatalf("%s, %q: %v", v.file, d, err)

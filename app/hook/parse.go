@@ -32,6 +32,8 @@ func Parse(agent string, data []byte, getenv func(string) string) (*Event, error
 		ev, err = parseGemini(data, getenv)
 	case Cursor:
 		ev, err = parseCursor(data, getenv)
+	case Codex:
+		ev, err = parseCodex(data, getenv)
 	default:
 		return nil, fmt.Errorf("unknown agent %q (want %s)", agent, strings.Join(Agents(), ", "))
 	}

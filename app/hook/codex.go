@@ -1,0 +1,118 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// Codex CLI (docs/hook-protocols.md §9) runs a hook as Claude Code does,
+// with one difference that shapes this adapter: its PreToolUse honours
+// only a block. An allow, an ask, a failure, a crash or a timeout all let
+// the call run. So agate never answers allow or ask there: an allow is no
+// output at all, and an ask is the daemon's to settle (its own prompt, or
+// a deny that says how to approve the call in agate). Codex's own prompt
+// is reachable only through PermissionRequest, which fires where Codex
+// itself would ask, and never in `codex exec`.
+
+// codexInput is the part of a Codex hook payload agate reads.
+type codexInput struct {
+	SessionID      string          `json:"session_id"`
+	TurnID         string          `json:"turn_id"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	PermissionMode string          `json:"permission_mode"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	Prompt         string          `json:"prompt"` // UserPromptSubmit's
+}
+
+// codexOutside reports whether a Codex tool brings outside content into
+// the run: every MCP tool does (web_search runs at the model's provider,
+// where no hook sees it).
+func codexOutside(tool string) bool { return strings.HasPrefix(tool, "mcp__") }
+
+func parseCodex(data []byte, getenv func(string) string) (*Event, error) {
+	var in codexInput
+	if err := decodeInput(data, &in); err != nil {
+		return nil, err
+	}
+	ev := &Event{
+		Name:    in.HookEventName,
+		Session: in.SessionID,
+		Run:     in.TurnID,
+		Cwd:     in.Cwd,
+		// permission_mode says nothing of a person: `codex exec` always
+		// reports bypassPermissions. Whether anyone is at Codex's side is
+		// told from the process tree by the caller (Headless).
+		Interactive: true,
+	}
+	switch in.HookEventName {
+	case "":
+		return nil, errors.New("no hook_event_name")
+	case "PreToolUse", "PermissionRequest":
+		if in.ToolName == "" {
+			return nil, errors.New(in.HookEventName + " without a tool_name")
+		}
+		args, err := decodeArgs(in.ToolInput)
+		if err != nil {
+			return nil, err
+		}
+		if in.HookEventName == "PermissionRequest" {
+			delete(args, "description") // the model's justification, not the call's
+		}
+		ev.Kind, ev.Tool, ev.Args, ev.ToolUseID = KindCall, in.ToolName, args, in.ToolUseID
+		// PreToolUse cannot hand a call to Codex's prompt;
+		// PermissionRequest is Codex's prompt about to be shown.
+		ev.AgentPrompt = in.HookEventName == "PermissionRequest"
+		if !ev.AgentPrompt {
+			ev.NoPrompt = "codex runs a call its hook does not block, so it cannot ask"
+		}
+	case "PostToolUse":
+		if codexOutside(in.ToolName) {
+			ev.Kind, ev.Tool = KindTaint, in.ToolName
+		}
+	case "UserPromptSubmit":
+		ev.Kind, ev.Prompt = KindNewRun, in.Prompt
+	}
+	return ev, nil
+}
+
+// codexPermission is PermissionRequest's answer.
+type codexPermission struct {
+	HookSpecificOutput struct {
+		HookEventName string `json:"hookEventName"`
+		Decision      struct {
+			Behavior string `json:"behavior"`
+			Message  string `json:"message,omitempty"`
+		} `json:"decision"`
+	} `json:"hookSpecificOutput"`
+}
+
+// renderCodex answers a call. PreToolUse: an allow is no output, anything
+// else blocks with exit 2 and the reason on stderr (the one answer Codex
+// cannot misread: an extra field in a JSON deny turns it into a failure,
+// and a failure runs the call). PermissionRequest: allow or deny by
+// behavior; an ask is no output, which leaves the call to Codex's own
+// prompt.
+func renderCodex(ev *Event, a Answer) Output {
+	if ev.Name == "PermissionRequest" {
+		var out codexPermission
+		out.HookSpecificOutput.HookEventName = "PermissionRequest"
+		switch a.Decision {
+		case Ask:
+			return Output{}
+		case Allow:
+			out.HookSpecificOutput.Decision.Behavior = "allow"
+		default:
+			out.HookSpecificOutput.Decision.Behavior = "deny"
+			out.HookSpecificOutput.Decision.Message = a.modelText()
+		}
+		return jsonOutput(out)
+	}
+	if a.Decision == Allow {
+		return Output{}
+	}
+	return Blocked(a.modelText())
+}
