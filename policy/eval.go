@@ -142,7 +142,9 @@ func (p *Policy) decide(c *call) Decision {
 	if c.shell != nil {
 		return p.decideShell(c, mode, agent, withdrawn)
 	}
-	implicit := !c.t.approval // approval_required tools pass only rules and grants
+	// approval_required tools pass only rules and grants; so does a call
+	// that does what agate cannot tell (a patch it cannot read).
+	implicit := !c.t.approval && !c.risks.Has(Unknown)
 	destroys, what := c.destroys()
 	// 6. accept_edits: edits in the project allow.
 	if mode == ModeAcceptEdits && implicit && !destroys && (c.category == "fs" || c.category == "code") && c.contained() {
@@ -623,8 +625,25 @@ func (p *Policy) analyse(r *Request) *call {
 		}
 	}
 	if c.t.patch != "" {
-		if s, ok := r.Args[c.t.patch].(string); ok {
-			for _, f := range patchFiles(s) {
+		s, ok := r.Args[c.t.patch].(string)
+		if !ok {
+			// Another shape of the same tool (the function form names it
+			// "input", the hooks "command"): the string that is a patch.
+			for _, v := range r.Args {
+				if t, isStr := v.(string); isStr && strings.Contains(t, "*** Begin Patch") {
+					s, ok = t, true
+					break
+				}
+			}
+		}
+		files := patchFiles(s)
+		if len(files) == 0 {
+			// A patch agate cannot read writes where agate cannot say.
+			c.risks = c.risks.With(Unknown)
+			c.effects = append(c.effects, Effect{Kind: EffUnknown, What: c.t.name + " with no patch agate can read"})
+		}
+		if ok {
+			for _, f := range files {
 				q := p.abs(f.path, r)
 				c.paths, c.writes, c.subjects = append(c.paths, q), append(c.writes, q), append(c.subjects, q)
 				if f.deletes {
