@@ -99,35 +99,56 @@ func stripInvisible(s string) string {
 // sp is the space a control token may hold inside its tag.
 const sp = `[ \t\r\n]{0,4}`
 
-// controlTokens matches one model control token. The forms:
-//   - ChatML and its kin (Qwen, Llama 3, Phi, gpt-oss, DeepSeek with full
-//     width bars): "<|im_start|>", "<|eot_id|>", "<|system|>",
-//     "<｜begin▁of▁sentence｜>"; a name with an underscore, or one of the
-//     well-known bare names;
-//   - Llama 2 and Mistral: "[INST]", "[/INST]", "<<SYS>>", "<</SYS>>",
-//     "[SYSTEM_PROMPT]", "[TOOL_CALLS]", ...;
+// The forms of model control tokens, each with the most bytes one can
+// take (names may hold letters that fold to ASCII ones, 'ſ' or 'K', of
+// two or three bytes):
+//   - ChatML and its kin (Qwen, Llama 3, Phi, gpt-oss, DeepSeek):
+//     "<|im_start|>", "<|eot_id|>", "<|system|>", "<|begin▁of▁sentence|>";
+//     a name with an underscore (or a '▁'), or one of the well-known bare
+//     names;
+//   - the same with DeepSeek's full width bars: "<｜User｜>";
+//   - Llama 2 and Mistral: "[INST]", "[/INST]", "[SYSTEM_PROMPT]",
+//     "[TOOL_CALLS]", ...; "<<SYS>>", "<</SYS>>";
 //   - Gemma: "<start_of_turn>", "<end_of_turn>".
 //
 // Case does not matter, and up to four spaces may stand next to each
 // delimiter. "<s>" and "</s>" are left alone: they are HTML too.
-var controlTokens = regexp.MustCompile(`(?i)` +
-	`<` + sp + `\|` + sp + `(?:` + bareNames + `|[a-z0-9▁]{1,20}_[a-z0-9▁_]{1,20})` + sp + `\|` + sp + `>` +
-	`|<` + sp + `｜[^｜<>]{1,48}｜` + sp + `>` +
-	`|\[` + sp + `/?` + sp + `(?:INST|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS|TOOL_CONTENT)` + sp + `\]` +
-	`|<<` + sp + `/?` + sp + `SYS` + sp + `>>` +
-	`|<` + sp + `/?` + sp + `(?:start_of_turn|end_of_turn)` + sp + `>`)
+const (
+	chatmlForm    = `<` + sp + `\|` + sp + `(?:` + bareNames + `|[a-z0-9▁]{1,20}[_▁][a-z0-9▁_]{1,20})` + sp + `\|` + sp + `>`
+	fullwidthForm = `<` + sp + `｜[^｜<>]{1,48}｜` + sp + `>`
+	bracketForm   = `\[` + sp + `/?` + sp + `(?:INST|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS|TOOL_CONTENT)` + sp + `\]`
+	sysForm       = `<<` + sp + `/?` + sp + `SYS` + sp + `>>`
+	turnForm      = `<` + sp + `/?` + sp + `(?:start_of_turn|end_of_turn)` + sp + `>`
+)
 
 // bareNames are the control tokens without an underscore in their name.
 const bareNames = `system|user|assistant|endoftext|endofprompt|end|start|message|channel|return|call|constrain|pad|tool|ipython|developer|eot|eom`
 
+// controlTokens matches one model control token of any form.
+var controlTokens = regexp.MustCompile(`(?i)` + chatmlForm + `|` + fullwidthForm + `|` + bracketForm + `|` + sysForm + `|` + turnForm)
+
 // ControlToken reports whether s holds a model control token.
 func ControlToken(s string) bool { return controlTokens.MatchString(s) }
 
-// endWindow is more than the longest control token can be, in bytes.
-const endWindow = 256
+// tokenEnd is one form, matched whole, how many bytes a token of that
+// form can take, and the byte it starts with.
+type tokenEnd struct {
+	re     *regexp.Regexp
+	window int
+	open   byte
+}
 
-// anchoredTokens matches a control token that ends where the text ends.
-var anchoredTokens = regexp.MustCompile(`(?:` + controlTokens.String() + `)$`)
+func endOf(form string, window int, open byte) tokenEnd {
+	return tokenEnd{regexp.MustCompile(`^(?i)(?:` + form + `)$`), window, open}
+}
+
+var (
+	chatmlEnd    = endOf(chatmlForm, 160, '<')
+	fullwidthEnd = endOf(fullwidthForm, 224, '<')
+	bracketEnd   = endOf(bracketForm, 64, '[')
+	sysEnd       = endOf(sysForm, 40, '<')
+	turnEnd      = endOf(turnForm, 56, '<')
+)
 
 // mayHoldToken is a cheap test that s cannot hold a control token: each
 // one has a '<' or a '['.
@@ -141,51 +162,91 @@ func mayHoldToken(s string) bool {
 // token, so a token formed by cutting another is cut when its last byte
 // is copied.
 func stripTokens(s string) string {
-	if !controlTokens.MatchString(s) {
-		return s
-	}
-	out := make([]byte, 0, len(s))
+	var out []byte // nil until the first cut: the copy is s[:i+1]
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		out = append(out, c)
-		if (c == '>' || c == ']') && mayEndToken(out) {
-			w := len(out) - endWindow
-			if w < 0 {
-				w = 0
-			}
-			if loc := anchoredTokens.FindIndex(out[w:]); loc != nil {
-				out = out[:w+loc[0]]
+		if out != nil {
+			out = append(out, c)
+		}
+		if c != '>' && c != ']' {
+			continue
+		}
+		var k int
+		if out == nil {
+			k = tokenAtEnd(s[:i+1])
+		} else {
+			k = tokenAtEnd(out)
+		}
+		if k >= 0 {
+			if out == nil {
+				out = make([]byte, k, len(s))
+				copy(out, s[:k])
+			} else {
+				out = out[:k]
 			}
 		}
+	}
+	if out == nil {
+		return s
 	}
 	return string(out)
 }
 
-// mayEndToken reports whether out, whose last byte is '>' or ']', could
-// end with a control token: the byte before, past spaces, must be one a
-// token ends with.
-func mayEndToken(out []byte) bool {
+// tokenAtEnd returns where the control token that ends b starts, or -1.
+// b's last byte is '>' or ']'.
+func tokenAtEnd[T string | []byte](b T) int {
+	e := endingForm(b)
+	if e == nil {
+		return -1
+	}
+	// No form holds its opening byte inside, so a token starts at the
+	// nearest one (at the one before, for "<<SYS>>").
+	lo := max(len(b)-e.window, 0)
+	k := len(b) - 2
+	for k >= lo && b[k] != e.open {
+		k--
+	}
+	if e == &sysEnd {
+		k--
+	}
+	if k >= lo && e.re.MatchString(string(b[k:])) {
+		return k
+	}
+	return -1
+}
+
+// endingForm returns the form of control token out may end with, its
+// last byte being '>' or ']': the byte before, past spaces, tells. nil
+// is none.
+func endingForm[T string | []byte](out T) *tokenEnd {
 	last := out[len(out)-1]
 	j := len(out) - 2
 	for k := 0; k < 4 && j >= 0 && isSpace(out[j]); k++ {
 		j--
 	}
 	if j < 0 {
-		return false
+		return nil
 	}
-	p := out[j] | 0x20 // lower case, for letters
+	p := out[j]
 	if last == ']' {
-		// INST, ..._PROMPT, TOOL_CALLS, ...; 0xBF ends 'ſ' (U+017F), which
-		// matches 's' when case does not matter.
-		return p == 't' || p == 's' || out[j] == 0xBF
+		// INST, ..._PROMPT, TOOL_CALLS, ...; 0xBF ends 'ſ' (U+017F),
+		// which is 's' when case does not matter.
+		if l := p | 0x20; l == 't' || l == 's' || p == 0xBF {
+			return &bracketEnd
+		}
+		return nil
 	}
-	switch out[j] {
-	case '|', '>':
-		return true
-	case 0x9C: // the last byte of '｜' (U+FF5C)
-		return true
+	switch {
+	case p == '|':
+		return &chatmlEnd
+	case p == 0x9C: // the last byte of '｜' (U+FF5C)
+		return &fullwidthEnd
+	case p == '>':
+		return &sysEnd
+	case p|0x20 == 'n':
+		return &turnEnd
 	}
-	return p == 'n' // start_of_turn, end_of_turn
+	return nil
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
