@@ -79,7 +79,7 @@ func start(t *testing.T, gate *mcptest.Gate, opts func(*mcp.Options), env ...str
 		Stdout:    outW,
 		Stderr:    h.stderr,
 		Gate:      gate,
-		StopGrace: 500 * time.Millisecond,
+		StopGrace: 2 * time.Second,
 	}
 	if opts != nil {
 		opts(&o)
