@@ -40,7 +40,8 @@ type Gate interface {
 	// an error result or an error) before the client gets it: content
 	// from outside has entered the run. On an error the client gets a
 	// denial instead of the result (the call has run on the server, but
-	// the model does not read what agate could not account for).
+	// the model does not read what agate could not account for). tool
+	// is "" for the result of a task whose call this proxy did not see.
 	Taint(ctx context.Context, s Session, tool string) error
 }
 
