@@ -201,30 +201,54 @@ func sedHandler(c *cmdRun) {
 // --- awk ---
 
 // awkEscapes are what lets an awk program reach beyond the text it
-// reads: running commands, writing or reading other files, the
-// environment.
-var awkEscapes = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\bgetline\s*<|\|&|\bprintf?\b[^;{}\n]*[>|]|\bENVIRON\b|\bfflush\b|\bclose\s*\(|@load|@include`)
+// reads: running commands, writing or reading other files (getline < f,
+// getline var < f), the environment, gawk's indirect calls (@f("id") with
+// f = "system").
+var awkEscapes = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\bgetline\b[^;{}\n|]*<|\|&|\bprintf?\b[^;{}\n]*[>|]|\bENVIRON\b|\bfflush\b|\bclose\s*\(|@load|@include|@[A-Za-z_][A-Za-z_0-9]*\s*\(`)
+
+// awkHarmlessW are the -W options (mawk's, and gawk's long options
+// spelled -W NAME) that change nothing but the output: any other, such
+// as -W exec FILE or -W source=PROGRAM, is unknown.
+var awkHarmlessW = map[string]bool{"version": true, "v": true, "help": true, "usage": true, "dump": true,
+	"interactive": true, "posix_space": true, "posix": true, "traditional": true, "sprintf": true, "random": true}
 
 func awkHandler(c *cmdRun) {
 	prog := ""
 	files := c.ops
-	if c.has("-f", "--file") {
-		for _, o := range c.opts {
-			if o.name == "-f" || o.name == "--file" {
-				c.script(o.val, o.lit)
+	fromFile := false
+	for _, o := range c.opts {
+		switch o.name {
+		case "-f", "--file", "-E", "--exec":
+			// The program is in a file.
+			fromFile = true
+			c.script(o.val, o.lit)
+		case "-i", "--include":
+			// A file of awk source included before the program.
+			c.script(o.val, o.lit)
+		case "-e", "--source":
+			if !o.lit {
+				c.add(Effect{Kind: EffExec, What: "an awk program not known until it runs"})
+			}
+			prog += "\n" + o.val
+		case "-W":
+			name, _, _ := strings.Cut(o.val, "=")
+			if !o.lit || !awkHarmlessW[name] {
+				c.unknown("awk -W " + o.val + ": agate cannot tell what it does")
 			}
 		}
+	}
+	if fromFile {
 		if len(c.ops) > 0 && c.ops[0].role == roleText {
 			c.pathEffect(EffRead, c.ops[0].word, c.ops[0].lit, Effect{})
 		}
-	} else if len(files) > 0 {
+	} else if len(files) > 0 && !c.has("-e", "--source") {
 		if !files[0].lit {
 			c.add(Effect{Kind: EffExec, What: "an awk program not known until it runs"})
 		}
-		prog = files[0].word
-	}
-	if e, ok := c.optVal("-e", "--source"); ok {
-		prog += "\n" + e
+		prog += "\n" + files[0].word
+	} else if len(files) > 0 && files[0].role == roleText {
+		// With -e the operands are files.
+		c.pathEffect(EffRead, files[0].word, files[0].lit, Effect{})
 	}
 	if awkEscapes.MatchString(prog) {
 		c.add(Effect{Kind: EffExec, What: "an awk program that runs commands or writes files"})
