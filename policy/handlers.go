@@ -186,7 +186,7 @@ func sedHandler(c *cmdRun) {
 	}
 	if !c.has("--sandbox") {
 		for _, s := range scripts {
-			if sedSubstRunsOrWrites(s) || sedCommand.MatchString(s) {
+			if sedSubstRunsOrWrites(s) || sedCommand.MatchString(s) || sedReaches(s) {
 				c.add(Effect{Kind: EffExec, What: "a sed script that runs commands or reads and writes files"})
 			}
 		}
