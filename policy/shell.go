@@ -595,9 +595,22 @@ var dangerousVars = map[string]bool{
 	"XDG_CONFIG_HOME": true, "ZDOTDIR": true, "TERMINFO": true, "GCONV_PATH": true, "LOCPATH": true,
 }
 
+// harmlessGitVars are git's variables that change only what git writes
+// into commits and how it matches and prints. Any other GIT_ variable can
+// make git run code or write elsewhere: GIT_COMMON_DIR reads another
+// repository's config (core.fsmonitor), GIT_TRACE=FILE and GIT_INDEX_FILE
+// write FILE.
+var harmlessGitVars = map[string]bool{"GIT_AUTHOR_NAME": true, "GIT_AUTHOR_EMAIL": true, "GIT_AUTHOR_DATE": true,
+	"GIT_COMMITTER_NAME": true, "GIT_COMMITTER_EMAIL": true, "GIT_COMMITTER_DATE": true, "GIT_TERMINAL_PROMPT": true,
+	"GIT_OPTIONAL_LOCKS": true, "GIT_FLUSH": true, "GIT_MERGE_AUTOEDIT": true, "GIT_MERGE_VERBOSITY": true,
+	"GIT_LITERAL_PATHSPECS": true, "GIT_GLOB_PATHSPECS": true, "GIT_NOGLOB_PATHSPECS": true, "GIT_ICASE_PATHSPECS": true,
+	"GIT_NO_REPLACE_OBJECTS": true, "GIT_REDACT_COOKIES": true, "GIT_DEFAULT_HASH": true, "GIT_ADVICE": true,
+	"GIT_PROGRESS_DELAY": true, "GIT_NOTES_REF": true, "GIT_DIFF_OPTS": true, "GIT_CEILING_DIRECTORIES": true,
+	"GIT_DISCOVERY_ACROSS_FILESYSTEM": true, "GIT_PAGER_IN_USE": false}
+
 // dangerousVar reports whether assigning name can make a program run code.
 func dangerousVar(name string) bool {
-	return dangerousVars[name] || strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "LD_") ||
+	return dangerousVars[name] || strings.HasPrefix(name, "GIT_") && !harmlessGitVars[name] || strings.HasPrefix(name, "LD_") ||
 		strings.HasPrefix(name, "DYLD_") || strings.HasSuffix(name, "_COMMAND") || strings.HasSuffix(name, "_EDITOR") ||
 		strings.HasPrefix(name, "AGATE_") || strings.HasPrefix(strings.ToLower(name), "npm_config_") ||
 		strings.HasPrefix(name, "PIP_") || strings.HasPrefix(name, "UV_") || strings.HasPrefix(name, "CARGO_") && strings.HasSuffix(name, "_RUNNER") ||
