@@ -1699,6 +1699,24 @@ func dockerHandler(c *cmdRun) {
 // sqlWrites are SQL words that change a database.
 var sqlWrites = regexp.MustCompile(`(?i)\b(insert|update|delete|create|drop|alter|replace|vacuum|reindex|attach|detach|begin|commit|rollback|savepoint|release|analyze)\b|\bpragma\s+\w+\s*=`)
 
+// sqliteHarmlessDots are the sqlite3 dot commands that only print or
+// change how results are printed. sqlite3 takes any unambiguous
+// abbreviation (.sh is .shell, .ou is .output), so any other word is not
+// known.
+var sqliteHarmlessDots = map[string]bool{"tables": true, "schema": true, "mode": true, "headers": true, "header": true,
+	"indexes": true, "indices": true, "dump": true, "databases": true, "show": true, "width": true, "separator": true,
+	"nullvalue": true, "timer": true, "stats": true, "help": true, "quit": true, "exit": true, "print": true, "eqp": true,
+	"explain": true, "changes": true, "dbinfo": true, "fullschema": true, "lint": true, "bail": true, "echo": true,
+	"version": true, "limit": true, "timeout": true, "prompt": true, "expert": true, "dbconfig": true, "vfsinfo": true,
+	"vfslist": true, "vfsname": true, "scanstats": true, "binary": true}
+
+// sqliteReaches are the SQL of the sqlite3 shell that reaches beyond the
+// database: functions that read, write or list any file (readfile,
+// writefile, fsdir, zipfile), open an editor (edit) or load code
+// (load_extension), and statements that open or make another file
+// (ATTACH, VACUUM INTO).
+var sqliteReaches = regexp.MustCompile(`(?i)\b(readfile|writefile|edit|load_extension|fts3_tokenizer|fsdir|zipfile|sqlar_uncompress|sqlar_compress)\s*\(|\battach\b|\bvacuum\s+into\b`)
+
 // sqliteHandler: dot commands that run or write are code; SQL that
 // changes the database writes it.
 func sqliteHandler(c *cmdRun) {
@@ -1714,12 +1732,19 @@ func sqliteHandler(c *cmdRun) {
 		}
 		sql = append(sql, op.word)
 	}
-	if v, ok := c.optVal("-cmd"); ok {
-		sql = append(sql, v)
+	for _, o := range c.opts {
+		if o.name == "-cmd" || o.name == "--cmd" {
+			if !o.lit {
+				c.add(Effect{Kind: EffExec, What: "SQL not known until it runs"})
+			}
+			sql = append(sql, o.val)
+		}
 	}
-	if len(sql) == 0 {
+	if len(ops) == 0 && !c.has("-version", "--version", "-help", "--help") {
 		c.unknown(c.prog + " reads its SQL from standard input")
-		return
+		if len(sql) == 0 {
+			return
+		}
 	}
 	text := strings.Join(sql, "\n")
 	for _, line := range strings.Split(text, "\n") {
@@ -1727,14 +1752,18 @@ func sqliteHandler(c *cmdRun) {
 		if !strings.HasPrefix(l, ".") {
 			continue
 		}
-		switch cmd, _, _ := strings.Cut(l[1:], " "); cmd {
-		case "shell", "system", "load", "edit":
+		cmd, _, _ := strings.Cut(strings.TrimSpace(l[1:]), " ")
+		cmd, _, _ = strings.Cut(cmd, "\t")
+		switch {
+		case sqliteHarmlessDots[cmd]:
+		case len(cmd) >= 2 && (strings.HasPrefix("shell", cmd) || strings.HasPrefix("system", cmd) || strings.HasPrefix("load", cmd)):
 			c.add(Effect{Kind: EffExec, What: "sqlite3 ." + cmd + " runs code"})
-		case "output", "once", "backup", "save", "clone", "excel", "import", "restore", "open", "read", "log", "trace", "dump":
-			if cmd != "dump" {
-				c.unknown("sqlite3 ." + cmd + " reads or writes other files")
-			}
+		default:
+			c.unknown("sqlite3 ." + cmd + " may read or write other files")
 		}
+	}
+	if sqliteReaches.MatchString(text) {
+		c.unknown("sqlite3 SQL that reads, writes or runs beyond the database")
 	}
 	if db != "" && !c.has("-readonly", "--readonly") && sqlWrites.MatchString(text) {
 		c.writePath(db, c.ops[0].lit, Effect{})
