@@ -26,9 +26,9 @@ type cmdRun struct {
 	// stdinCode: the command's standard input is code (a here-document
 	// or here-string); piped input is not known here.
 	stdinCode bool
-	stopped   bool // an unknown subcommand: nothing more is read
-	restText  bool // the words left are another program's arguments
-	elsewhere bool // a handler has said the folder it works in is not the project
+	stopped   bool   // an unknown subcommand: nothing more is read
+	restText  bool   // the words left are another program's arguments
+	elsewhere bool   // a handler has said the folder it works in is not the project
 	withdrawn uint32 // effect kinds (as bits) options took back from the entry's own
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,12 +114,14 @@ func analyseShellWith(env shellEnv, cmd string) *shellAnalysis {
 
 type shellCtx struct {
 	shellEnv
-	a       *shellAnalysis
-	funcs   map[string]bool // functions the command defines
-	written map[string]bool // paths written so far
-	linked  bool            // a link was made: later writes may go anywhere
-	arith   bool            // the command evaluates arithmetic
-	subsVal bool            // a literal value holds a[$(...)]: arithmetic would run it
+	a           *shellAnalysis
+	funcs       map[string]bool // functions the command defines
+	written     map[string]bool // paths written so far
+	linked      bool            // a link was made: later writes may go anywhere
+	arith       bool            // the command evaluates arithmetic
+	subsVal     bool            // a literal value holds a[$(...)]: arithmetic would run it
+	subsLit     bool            // a quoted or escaped word holds a[$(...)] or a[`...`]
+	subsLitDone bool            // and that has been recorded
 	// feeds maps a command on the right of a pipe to the one feeding it.
 	feeds map[*syntax.Stmt]*syntax.Stmt
 	// loopVars are the variables of for loops over a list of words, and
@@ -317,6 +320,14 @@ func (sh *shellCtx) parse(src string, depth int) {
 				}
 				sh.loopVars[wi.Name.Value] = append(sh.loopVars[wi.Name.Value], wi.Items...)
 			}
+		case *syntax.SglQuoted:
+			if subscriptSubst.MatchString(n.Value) {
+				sh.subsLit = true
+			}
+		case *syntax.Lit:
+			if subscriptSubst.MatchString(n.Value) {
+				sh.subsLit = true
+			}
 		case *syntax.BinaryCmd:
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
 				if sh.feeds == nil {
@@ -347,6 +358,15 @@ func (sh *shellCtx) parse(src string, depth int) {
 		}
 		return true
 	})
+	if sh.subsLit && !sh.subsLitDone {
+		sh.subsLitDone = true
+		// Bash evaluates a[$(cmd)] wherever it reads a word as a number
+		// or a variable's name: let, (( )), [[ -eq ]], test -v, declare,
+		// printf -v, read, ${x:off}, and a variable's value used in any of
+		// them. Quoted, the command is not the parser's to see.
+		sh.a.cmds = append(sh.a.cmds, simpleCmd{text: "a[$(...)]", plain: "a[$(...)]", stripped: "a[$(...)]",
+			effects: []Effect{{Kind: EffExec, What: "a quoted a[$(...)]: bash runs that command where it reads the word as a number or a name"}}})
+	}
 	if sh.arith && sh.subsVal {
 		sh.a.cmds = append(sh.a.cmds, simpleCmd{text: "(( ))", plain: "(( ))", stripped: "(( ))",
 			effects: []Effect{{Kind: EffExec, What: "arithmetic on a value holding $(...) in a subscript runs that command"}}})
@@ -684,6 +704,10 @@ func (sh *shellCtx) harmlessValue(name string, v *syntax.Word) bool {
 	}
 	return false
 }
+
+// subscriptSubst matches a subscript holding a command substitution in
+// text the parser took as literal: 'a[$(id)]', a[\$(id)], 'x[`id`]'.
+var subscriptSubst = regexp.MustCompile("\\[[^\\]]*(\\$\\(|`)")
 
 // maxBraceWords bounds what one word's brace expansion may give.
 const maxBraceWords = 256
