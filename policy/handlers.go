@@ -1649,7 +1649,27 @@ func dockerFormatNoEnv(words []string) bool {
 		!strings.Contains(f, "{{.}}") && !strings.Contains(f, "{{json.}}") && !strings.Contains(f, "{{printf") && strings.Contains(f, "{{")
 }
 
+// dockerElsewhere are the global options of docker, podman and their
+// kin that send the command to another daemon (-H ssh://host, --context,
+// --url) or read another client config, whose credential helpers run.
+var dockerElsewhere = []string{"-H", "--host", "--context", "-c", "--config", "--url", "--connection", "--remote",
+	"-r", "--identity", "--tls", "--tlsverify", "--tlscacert", "--tlscert", "--tlskey", "--address", "-a"}
+
 func dockerHandler(c *cmdRun) {
+	for i, w := range c.words {
+		if !c.lits[i] || !strings.HasPrefix(w, "-") {
+			break // the first operand ends the global options
+		}
+		name, _, _ := strings.Cut(w, "=")
+		for _, e := range dockerElsewhere {
+			if name == e || len(e) == 2 && strings.HasPrefix(w, e) {
+				c.add(Effect{Kind: EffNetwork, What: c.prog + " " + name + " sends the command to a daemon it names"})
+			}
+		}
+		if w == "--" {
+			break
+		}
+	}
 	var verbs []string
 	for _, op := range c.ops {
 		verbs = append(verbs, op.word)
