@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path"
 	"regexp"
 	"strings"
 )
@@ -473,6 +474,19 @@ func gitHandler(c *cmdRun) {
 		}
 	}
 	repo := c.sh.repo(c.base)
+	if gd, ok := c.optVal("--git-dir"); ok {
+		// The repository is that folder: its config and hooks are the
+		// ones git obeys. agate knows them only for a .git folder.
+		p := ""
+		if o := c.optLit("--git-dir"); o {
+			p = c.abs(gd)
+		}
+		if p == "" || path.Base(p) != ".git" {
+			c.add(Effect{Kind: EffExec, What: "git --git-dir " + gd + " obeys that folder's config and hooks, which agate did not read"})
+		} else {
+			repo = c.sh.repo(path.Dir(p))
+		}
+	}
 	if gitReadOnly[sub] && repo.RunsCode != "" {
 		c.add(Effect{Kind: EffExec, What: "this repository's config runs " + repo.RunsCode})
 	}
@@ -504,6 +518,20 @@ func gitHandler(c *cmdRun) {
 			c.add(Effect{Kind: EffDelete, Path: c.base, What: "git restore throws away uncommitted changes"})
 		}
 	}
+}
+
+// optLit reports whether the value of the last of the named options
+// given is literal.
+func (c *cmdRun) optLit(names ...string) bool {
+	lit := false
+	for _, o := range c.opts {
+		for _, n := range names {
+			if o.name == n && o.hasVal {
+				lit = o.lit
+			}
+		}
+	}
+	return lit
 }
 
 // argsAfterDashDash reports whether the command had a "--" before
