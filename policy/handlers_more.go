@@ -655,11 +655,17 @@ func gitDiffHandler(c *cmdRun) {
 	}
 	ops := c.ops
 	if c.prefix[len(c.prefix)-1] == "grep" {
-		if !noIndex {
-			return
-		}
 		if !c.has("-e", "-f") && len(ops) > 0 {
 			ops = ops[1:] // the pattern
+		}
+		if !noIndex {
+			// Revisions and the paths searched: git grep KEY .env prints
+			// the lines of .env, git grep KEY HEAD:.env those of its last
+			// commit.
+			for _, op := range ops {
+				c.pathEffect(EffRead, op.word, op.lit, Effect{})
+			}
+			return
 		}
 		if len(ops) == 0 {
 			c.add(Effect{Kind: EffRead, Path: c.base})
