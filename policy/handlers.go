@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path"
 	"regexp"
 	"strings"
 )
@@ -186,7 +187,7 @@ func sedHandler(c *cmdRun) {
 	}
 	if !c.has("--sandbox") {
 		for _, s := range scripts {
-			if sedSubstRunsOrWrites(s) || sedCommand.MatchString(s) {
+			if sedSubstRunsOrWrites(s) || sedCommand.MatchString(s) || sedReaches(s) {
 				c.add(Effect{Kind: EffExec, What: "a sed script that runs commands or reads and writes files"})
 			}
 		}
@@ -201,30 +202,54 @@ func sedHandler(c *cmdRun) {
 // --- awk ---
 
 // awkEscapes are what lets an awk program reach beyond the text it
-// reads: running commands, writing or reading other files, the
-// environment.
-var awkEscapes = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\bgetline\s*<|\|&|\bprintf?\b[^;{}\n]*[>|]|\bENVIRON\b|\bfflush\b|\bclose\s*\(|@load|@include`)
+// reads: running commands, writing or reading other files (getline < f,
+// getline var < f), the environment, gawk's indirect calls (@f("id") with
+// f = "system").
+var awkEscapes = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\bgetline\b[^;{}\n|]*<|\|&|\bprintf?\b[^;{}\n]*[>|]|\bENVIRON\b|\bfflush\b|\bclose\s*\(|@load|@include|@[A-Za-z_][A-Za-z_0-9]*\s*\(`)
+
+// awkHarmlessW are the -W options (mawk's, and gawk's long options
+// spelled -W NAME) that change nothing but the output: any other, such
+// as -W exec FILE or -W source=PROGRAM, is unknown.
+var awkHarmlessW = map[string]bool{"version": true, "v": true, "help": true, "usage": true, "dump": true,
+	"interactive": true, "posix_space": true, "posix": true, "traditional": true, "sprintf": true, "random": true}
 
 func awkHandler(c *cmdRun) {
 	prog := ""
 	files := c.ops
-	if c.has("-f", "--file") {
-		for _, o := range c.opts {
-			if o.name == "-f" || o.name == "--file" {
-				c.script(o.val, o.lit)
+	fromFile := false
+	for _, o := range c.opts {
+		switch o.name {
+		case "-f", "--file", "-E", "--exec":
+			// The program is in a file.
+			fromFile = true
+			c.script(o.val, o.lit)
+		case "-i", "--include":
+			// A file of awk source included before the program.
+			c.script(o.val, o.lit)
+		case "-e", "--source":
+			if !o.lit {
+				c.add(Effect{Kind: EffExec, What: "an awk program not known until it runs"})
+			}
+			prog += "\n" + o.val
+		case "-W":
+			name, _, _ := strings.Cut(o.val, "=")
+			if !o.lit || !awkHarmlessW[name] {
+				c.unknown("awk -W " + o.val + ": agate cannot tell what it does")
 			}
 		}
+	}
+	if fromFile {
 		if len(c.ops) > 0 && c.ops[0].role == roleText {
 			c.pathEffect(EffRead, c.ops[0].word, c.ops[0].lit, Effect{})
 		}
-	} else if len(files) > 0 {
+	} else if len(files) > 0 && !c.has("-e", "--source") {
 		if !files[0].lit {
 			c.add(Effect{Kind: EffExec, What: "an awk program not known until it runs"})
 		}
-		prog = files[0].word
-	}
-	if e, ok := c.optVal("-e", "--source"); ok {
-		prog += "\n" + e
+		prog += "\n" + files[0].word
+	} else if len(files) > 0 && files[0].role == roleText {
+		// With -e the operands are files.
+		c.pathEffect(EffRead, files[0].word, files[0].lit, Effect{})
 	}
 	if awkEscapes.MatchString(prog) {
 		c.add(Effect{Kind: EffExec, What: "an awk program that runs commands or writes files"})
@@ -449,6 +474,19 @@ func gitHandler(c *cmdRun) {
 		}
 	}
 	repo := c.sh.repo(c.base)
+	if gd, ok := c.optVal("--git-dir"); ok {
+		// The repository is that folder: its config and hooks are the
+		// ones git obeys. agate knows them only for a .git folder.
+		p := ""
+		if o := c.optLit("--git-dir"); o {
+			p = c.abs(gd)
+		}
+		if p == "" || path.Base(p) != ".git" {
+			c.add(Effect{Kind: EffExec, What: "git --git-dir " + gd + " obeys that folder's config and hooks, which agate did not read"})
+		} else {
+			repo = c.sh.repo(path.Dir(p))
+		}
+	}
 	if gitReadOnly[sub] && repo.RunsCode != "" {
 		c.add(Effect{Kind: EffExec, What: "this repository's config runs " + repo.RunsCode})
 	}
@@ -480,6 +518,20 @@ func gitHandler(c *cmdRun) {
 			c.add(Effect{Kind: EffDelete, Path: c.base, What: "git restore throws away uncommitted changes"})
 		}
 	}
+}
+
+// optLit reports whether the value of the last of the named options
+// given is literal.
+func (c *cmdRun) optLit(names ...string) bool {
+	lit := false
+	for _, o := range c.opts {
+		for _, n := range names {
+			if o.name == n && o.hasVal {
+				lit = o.lit
+			}
+		}
+	}
+	return lit
 }
 
 // argsAfterDashDash reports whether the command had a "--" before
@@ -1625,7 +1677,27 @@ func dockerFormatNoEnv(words []string) bool {
 		!strings.Contains(f, "{{.}}") && !strings.Contains(f, "{{json.}}") && !strings.Contains(f, "{{printf") && strings.Contains(f, "{{")
 }
 
+// dockerElsewhere are the global options of docker, podman and their
+// kin that send the command to another daemon (-H ssh://host, --context,
+// --url) or read another client config, whose credential helpers run.
+var dockerElsewhere = []string{"-H", "--host", "--context", "-c", "--config", "--url", "--connection", "--remote",
+	"-r", "--identity", "--tls", "--tlsverify", "--tlscacert", "--tlscert", "--tlskey", "--address", "-a"}
+
 func dockerHandler(c *cmdRun) {
+	for i, w := range c.words {
+		if !c.lits[i] || !strings.HasPrefix(w, "-") {
+			break // the first operand ends the global options
+		}
+		name, _, _ := strings.Cut(w, "=")
+		for _, e := range dockerElsewhere {
+			if name == e || len(e) == 2 && strings.HasPrefix(w, e) {
+				c.add(Effect{Kind: EffNetwork, What: c.prog + " " + name + " sends the command to a daemon it names"})
+			}
+		}
+		if w == "--" {
+			break
+		}
+	}
 	var verbs []string
 	for _, op := range c.ops {
 		verbs = append(verbs, op.word)
@@ -1675,6 +1747,24 @@ func dockerHandler(c *cmdRun) {
 // sqlWrites are SQL words that change a database.
 var sqlWrites = regexp.MustCompile(`(?i)\b(insert|update|delete|create|drop|alter|replace|vacuum|reindex|attach|detach|begin|commit|rollback|savepoint|release|analyze)\b|\bpragma\s+\w+\s*=`)
 
+// sqliteHarmlessDots are the sqlite3 dot commands that only print or
+// change how results are printed. sqlite3 takes any unambiguous
+// abbreviation (.sh is .shell, .ou is .output), so any other word is not
+// known.
+var sqliteHarmlessDots = map[string]bool{"tables": true, "schema": true, "mode": true, "headers": true, "header": true,
+	"indexes": true, "indices": true, "dump": true, "databases": true, "show": true, "width": true, "separator": true,
+	"nullvalue": true, "timer": true, "stats": true, "help": true, "quit": true, "exit": true, "print": true, "eqp": true,
+	"explain": true, "changes": true, "dbinfo": true, "fullschema": true, "lint": true, "bail": true, "echo": true,
+	"version": true, "limit": true, "timeout": true, "prompt": true, "expert": true, "dbconfig": true, "vfsinfo": true,
+	"vfslist": true, "vfsname": true, "scanstats": true, "binary": true}
+
+// sqliteReaches are the SQL of the sqlite3 shell that reaches beyond the
+// database: functions that read, write or list any file (readfile,
+// writefile, fsdir, zipfile), open an editor (edit) or load code
+// (load_extension), and statements that open or make another file
+// (ATTACH, VACUUM INTO).
+var sqliteReaches = regexp.MustCompile(`(?i)\b(readfile|writefile|edit|load_extension|fts3_tokenizer|fsdir|zipfile|sqlar_uncompress|sqlar_compress)\s*\(|\battach\b|\bvacuum\s+into\b`)
+
 // sqliteHandler: dot commands that run or write are code; SQL that
 // changes the database writes it.
 func sqliteHandler(c *cmdRun) {
@@ -1690,12 +1780,19 @@ func sqliteHandler(c *cmdRun) {
 		}
 		sql = append(sql, op.word)
 	}
-	if v, ok := c.optVal("-cmd"); ok {
-		sql = append(sql, v)
+	for _, o := range c.opts {
+		if o.name == "-cmd" || o.name == "--cmd" {
+			if !o.lit {
+				c.add(Effect{Kind: EffExec, What: "SQL not known until it runs"})
+			}
+			sql = append(sql, o.val)
+		}
 	}
-	if len(sql) == 0 {
+	if len(ops) == 0 && !c.has("-version", "--version", "-help", "--help") {
 		c.unknown(c.prog + " reads its SQL from standard input")
-		return
+		if len(sql) == 0 {
+			return
+		}
 	}
 	text := strings.Join(sql, "\n")
 	for _, line := range strings.Split(text, "\n") {
@@ -1703,14 +1800,18 @@ func sqliteHandler(c *cmdRun) {
 		if !strings.HasPrefix(l, ".") {
 			continue
 		}
-		switch cmd, _, _ := strings.Cut(l[1:], " "); cmd {
-		case "shell", "system", "load", "edit":
+		cmd, _, _ := strings.Cut(strings.TrimSpace(l[1:]), " ")
+		cmd, _, _ = strings.Cut(cmd, "\t")
+		switch {
+		case sqliteHarmlessDots[cmd]:
+		case len(cmd) >= 2 && (strings.HasPrefix("shell", cmd) || strings.HasPrefix("system", cmd) || strings.HasPrefix("load", cmd)):
 			c.add(Effect{Kind: EffExec, What: "sqlite3 ." + cmd + " runs code"})
-		case "output", "once", "backup", "save", "clone", "excel", "import", "restore", "open", "read", "log", "trace", "dump":
-			if cmd != "dump" {
-				c.unknown("sqlite3 ." + cmd + " reads or writes other files")
-			}
+		default:
+			c.unknown("sqlite3 ." + cmd + " may read or write other files")
 		}
+	}
+	if sqliteReaches.MatchString(text) {
+		c.unknown("sqlite3 SQL that reads, writes or runs beyond the database")
 	}
 	if db != "" && !c.has("-readonly", "--readonly") && sqlWrites.MatchString(text) {
 		c.writePath(db, c.ops[0].lit, Effect{})

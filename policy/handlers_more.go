@@ -78,6 +78,8 @@ var moreDangerousVars = []string{
 	"OPENSSL_ENGINES", "OPENSSL_MODULES", "CURL_HOME", "WGETRC", "PIP_CONFIG_FILE", "MAKEFILES",
 	"GNUMAKEFLAGS", "TERMINFO_DIRS", "SCREENRC", "TMUX_CONF", "RESTIC_PASSWORD_COMMAND", "NODE_REPL_EXTERNAL_MODULE", "BAT_PAGER", "BAT_CONFIG_PATH",
 	"COWPATH", "BORG_RSH", "BORG_REMOTE_PATH", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "RCLONE_CONFIG", "FZF_DEFAULT_COMMAND", "FZF_DEFAULT_OPTS", "FZF_DEFAULT_OPTS_FILE", "RIPGREP_CONFIG_PATH", "DELTA_PAGER", "GIT_EXTERNAL_DIFF",
+	"TAR_OPTIONS", "UNZIP", "UNZIPOPT", "ZIPOPT", "GNUPGHOME", "LESS", "MORE", "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG",
+	"CONTAINER_HOST", "CONTAINER_CONNECTION",
 	"PARALLEL", "PARALLEL_SHELL", "TEXMFCNF", "TEXINPUTS", "LUAINPUTS", "MAILRC", "NAILRC", "MUTTRC", "EMAIL_CONFIG", "XDG_CONFIG_DIRS",
 }
 
@@ -653,11 +655,17 @@ func gitDiffHandler(c *cmdRun) {
 	}
 	ops := c.ops
 	if c.prefix[len(c.prefix)-1] == "grep" {
-		if !noIndex {
-			return
-		}
 		if !c.has("-e", "-f") && len(ops) > 0 {
 			ops = ops[1:] // the pattern
+		}
+		if !noIndex {
+			// Revisions and the paths searched: git grep KEY .env prints
+			// the lines of .env, git grep KEY HEAD:.env those of its last
+			// commit.
+			for _, op := range ops {
+				c.pathEffect(EffRead, op.word, op.lit, Effect{})
+			}
+			return
 		}
 		if len(ops) == 0 {
 			c.add(Effect{Kind: EffRead, Path: c.base})

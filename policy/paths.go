@@ -149,6 +149,11 @@ var defaultSecretReads = []string{
 	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d/",
 	"/etc/ssh/ssh_host_*_key", "/root/", "/proc/*/environ", "/proc/*/mem", "/proc/*/maps", "/proc/*/cmdline",
 	"/proc/*/auxv", "/dev/mem", "/dev/kmem", "/var/lib/sss/", "/etc/krb5.keytab", "*.keytab",
+	// memory and disks: every file and key on them, read around the
+	// permissions that guard each
+	"/proc/kcore", "/dev/port", "/dev/sd*", "/dev/hd*", "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*",
+	"/dev/disk*", "/dev/rdisk*", "/dev/md*", "/dev/dm-*", "/dev/mapper/", "/dev/nbd*", "/dev/loop*", "/dev/zd*",
+	"/dev/sr*", "/dev/mtdblock*",
 	// the agents'
 	"~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json",
 	"~/.gemini/google_accounts.json", "~/.config/github-copilot/", "~/.cursor/mcp.json", "~/.config/gh/hosts.yml",

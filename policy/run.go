@@ -5,6 +5,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // cmdRun is one simple command being read against its catalog entry.
@@ -638,11 +639,10 @@ func remotePath(s string) (host, p string, ok bool) {
 // run; any other module is code of the project or its environment.
 var pythonModules = map[string]Effect{
 	"ensurepip":   {Kind: EffNetwork, What: "ensurepip"},
-	"http.server": {Kind: EffNetwork, What: "serves files over HTTP"}, "json.tool": {Kind: EffNone},
-	"py_compile": {Kind: EffNone}, "compileall": {Kind: EffNone}, "this": {Kind: EffNone}, "site": {Kind: EffNone},
+	"http.server": {Kind: EffNetwork, What: "serves files over HTTP"}, "this": {Kind: EffNone}, "site": {Kind: EffNone},
 	"smtpd": {Kind: EffNetwork}, "ftplib": {Kind: EffNetwork}, "webbrowser": {Kind: EffExec, What: "opens a browser"},
 	"pdb": {Kind: EffExec, What: "a debugger"}, "code": {Kind: EffExec, What: "an interactive interpreter"},
-	"base64": {Kind: EffNone}, "tarfile": {Kind: EffWrite}, "zipfile": {Kind: EffWrite},
+	"tarfile": {Kind: EffWrite}, "zipfile": {Kind: EffWrite},
 	"twine": {Kind: EffUpload, What: "twine uploads packages"},
 }
 
@@ -656,6 +656,31 @@ var pythonModulePrograms = map[string]string{
 	"venv": "virtualenv", "virtualenv": "virtualenv", "build": "pyproject-build", "pyflakes": "pyflakes",
 	"pycodestyle": "pycodestyle", "bandit": "bandit", "sphinx": "sphinx-build", "jupyter": "jupyter", "ipython": "ipython",
 }
+
+// pythonModuleSpecs are the modules of the standard library whose words
+// name files, read as the catalog reads a program: `python3 -m json.tool
+// IN OUT` reads IN and writes OUT, `-m base64 FILE` prints FILE, and
+// compileall and py_compile write byte code beside the files they are
+// given (compileall with no folder: every folder on sys.path).
+var pythonModuleSpecs = sync.OnceValue(func() map[string]*progSpec {
+	specs := map[string]ProgramSpec{
+		"json.tool": {Args: []string{"read", "write"}, Opts: []string{"--sort-keys", "--indent=num", "--tab", "--no-indent",
+			"--compact", "--json-lines", "--no-ensure-ascii", "-h", "--help"}},
+		"base64":     {Args: []string{"read"}, Opts: []string{"-e", "-d", "-u", "-t", "-h"}},
+		"py_compile": {Args: []string{"edit..."}, Opts: []string{"-q", "--quiet", "-h", "--help"}},
+		"compileall": {Args: []string{"edit..."}, Opts: []string{"-l", "-r=num", "-f", "-q", "-b", "-d=text", "-s=text", "-p=text",
+			"-x=pattern", "-i=read", "-j=num", "-o=num", "-e=text", "--hardlink-dupes", "--invalidation-mode=text", "-h", "--help"}},
+	}
+	out := map[string]*progSpec{}
+	for name, s := range specs {
+		ps, err := s.compile("python -m "+name, nil)
+		if err != nil {
+			panic(err)
+		}
+		out[name] = ps
+	}
+	return out
+})
 
 // module records `-m MODULE`; the words from index from on are its.
 func (c *cmdRun) module(v string, lit bool, from int) {
@@ -674,6 +699,17 @@ func (c *cmdRun) module(v string, lit bool, from int) {
 			c.prefix = append(c.prefix, sub.prefix[1:]...)
 			return
 		}
+	}
+	if spec := pythonModuleSpecs()[v]; spec != nil && c.depth < maxShellDepth {
+		words, lits, globs := c.words[from:], c.lits[from:], c.globs[from:]
+		sub := c.sh.runProgram(spec, c.prog, c.prog, words, lits, globs, c.stdinCode, c.depth+1)
+		for _, e := range sub.effects {
+			c.add(e)
+		}
+		if v == "compileall" && len(sub.ops) == 0 && !sub.has("-i") {
+			c.add(Effect{Kind: EffWrite, What: "python -m compileall writes byte code in every folder on sys.path"})
+		}
+		return
 	}
 	if e, ok := pythonModules[v]; ok {
 		if e.Kind == EffWrite {

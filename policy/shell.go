@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,12 +114,14 @@ func analyseShellWith(env shellEnv, cmd string) *shellAnalysis {
 
 type shellCtx struct {
 	shellEnv
-	a       *shellAnalysis
-	funcs   map[string]bool // functions the command defines
-	written map[string]bool // paths written so far
-	linked  bool            // a link was made: later writes may go anywhere
-	arith   bool            // the command evaluates arithmetic
-	subsVal bool            // a literal value holds a[$(...)]: arithmetic would run it
+	a           *shellAnalysis
+	funcs       map[string]bool // functions the command defines
+	written     map[string]bool // paths written so far
+	linked      bool            // a link was made: later writes may go anywhere
+	arith       bool            // the command evaluates arithmetic
+	subsVal     bool            // a literal value holds a[$(...)]: arithmetic would run it
+	subsLit     bool            // a quoted or escaped word holds a[$(...)] or a[`...`]
+	subsLitDone bool            // and that has been recorded
 	// feeds maps a command on the right of a pipe to the one feeding it.
 	feeds map[*syntax.Stmt]*syntax.Stmt
 	// loopVars are the variables of for loops over a list of words, and
@@ -317,6 +320,14 @@ func (sh *shellCtx) parse(src string, depth int) {
 				}
 				sh.loopVars[wi.Name.Value] = append(sh.loopVars[wi.Name.Value], wi.Items...)
 			}
+		case *syntax.SglQuoted:
+			if subscriptSubst.MatchString(n.Value) {
+				sh.subsLit = true
+			}
+		case *syntax.Lit:
+			if subscriptSubst.MatchString(n.Value) {
+				sh.subsLit = true
+			}
 		case *syntax.BinaryCmd:
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
 				if sh.feeds == nil {
@@ -347,6 +358,15 @@ func (sh *shellCtx) parse(src string, depth int) {
 		}
 		return true
 	})
+	if sh.subsLit && !sh.subsLitDone {
+		sh.subsLitDone = true
+		// Bash evaluates a[$(cmd)] wherever it reads a word as a number
+		// or a variable's name: let, (( )), [[ -eq ]], test -v, declare,
+		// printf -v, read, ${x:off}, and a variable's value used in any of
+		// them. Quoted, the command is not the parser's to see.
+		sh.a.cmds = append(sh.a.cmds, simpleCmd{text: "a[$(...)]", plain: "a[$(...)]", stripped: "a[$(...)]",
+			effects: []Effect{{Kind: EffExec, What: "a quoted a[$(...)]: bash runs that command where it reads the word as a number or a name"}}})
+	}
 	if sh.arith && sh.subsVal {
 		sh.a.cmds = append(sh.a.cmds, simpleCmd{text: "(( ))", plain: "(( ))", stripped: "(( ))",
 			effects: []Effect{{Kind: EffExec, What: "arithmetic on a value holding $(...) in a subscript runs that command"}}})
@@ -595,9 +615,22 @@ var dangerousVars = map[string]bool{
 	"XDG_CONFIG_HOME": true, "ZDOTDIR": true, "TERMINFO": true, "GCONV_PATH": true, "LOCPATH": true,
 }
 
+// harmlessGitVars are git's variables that change only what git writes
+// into commits and how it matches and prints. Any other GIT_ variable can
+// make git run code or write elsewhere: GIT_COMMON_DIR reads another
+// repository's config (core.fsmonitor), GIT_TRACE=FILE and GIT_INDEX_FILE
+// write FILE.
+var harmlessGitVars = map[string]bool{"GIT_AUTHOR_NAME": true, "GIT_AUTHOR_EMAIL": true, "GIT_AUTHOR_DATE": true,
+	"GIT_COMMITTER_NAME": true, "GIT_COMMITTER_EMAIL": true, "GIT_COMMITTER_DATE": true, "GIT_TERMINAL_PROMPT": true,
+	"GIT_OPTIONAL_LOCKS": true, "GIT_FLUSH": true, "GIT_MERGE_AUTOEDIT": true, "GIT_MERGE_VERBOSITY": true,
+	"GIT_LITERAL_PATHSPECS": true, "GIT_GLOB_PATHSPECS": true, "GIT_NOGLOB_PATHSPECS": true, "GIT_ICASE_PATHSPECS": true,
+	"GIT_NO_REPLACE_OBJECTS": true, "GIT_REDACT_COOKIES": true, "GIT_DEFAULT_HASH": true, "GIT_ADVICE": true,
+	"GIT_PROGRESS_DELAY": true, "GIT_NOTES_REF": true, "GIT_DIFF_OPTS": true, "GIT_CEILING_DIRECTORIES": true,
+	"GIT_DISCOVERY_ACROSS_FILESYSTEM": true, "GIT_PAGER_IN_USE": false}
+
 // dangerousVar reports whether assigning name can make a program run code.
 func dangerousVar(name string) bool {
-	return dangerousVars[name] || strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(name, "LD_") ||
+	return dangerousVars[name] || strings.HasPrefix(name, "GIT_") && !harmlessGitVars[name] || strings.HasPrefix(name, "LD_") ||
 		strings.HasPrefix(name, "DYLD_") || strings.HasSuffix(name, "_COMMAND") || strings.HasSuffix(name, "_EDITOR") ||
 		strings.HasPrefix(name, "AGATE_") || strings.HasPrefix(strings.ToLower(name), "npm_config_") ||
 		strings.HasPrefix(name, "PIP_") || strings.HasPrefix(name, "UV_") || strings.HasPrefix(name, "CARGO_") && strings.HasSuffix(name, "_RUNNER") ||
@@ -671,6 +704,10 @@ func (sh *shellCtx) harmlessValue(name string, v *syntax.Word) bool {
 	}
 	return false
 }
+
+// subscriptSubst matches a subscript holding a command substitution in
+// text the parser took as literal: 'a[$(id)]', a[\$(id)], 'x[`id`]'.
+var subscriptSubst = regexp.MustCompile("\\[[^\\]]*(\\$\\(|`)")
 
 // maxBraceWords bounds what one word's brace expansion may give.
 const maxBraceWords = 256

@@ -230,3 +230,164 @@ func sedSubstRunsOrWrites(script string) bool {
 	}
 	return false
 }
+
+// sedReaches reads a sed script as GNU sed parses it and reports whether
+// it runs a command or reads or writes a file other than its input: the
+// e, r, R, w and W commands, and s///e and s///w. Any delimiter is taken
+// (s|a|b|w f, sxaxbxw f, \,x,w f), brackets in a regular expression hide
+// the delimiter (s/[/]/x/w f), addresses may be ranges (/a/,/b/w f) and a
+// file name may follow its command at once (w/tmp/x). A script it cannot
+// read is taken to reach.
+func sedReaches(script string) bool {
+	s, i := script, 0
+	space := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+	}
+	// delimited reads a part ending at delim from s[i]; brackets hide it
+	// in a regular expression.
+	delimited := func(delim byte, regex bool) bool {
+		for i < len(s) {
+			c := s[i]
+			switch {
+			case c == '\\':
+				i += 2
+				continue
+			case c == delim:
+				i++
+				return true
+			case c == '\n' && delim != '\n':
+				// GNU sed allows a newline only escaped.
+				return false
+			case regex && c == '[':
+				j := i + 1
+				if j < len(s) && s[j] == '^' {
+					j++
+				}
+				if j < len(s) && s[j] == ']' {
+					j++
+				}
+				for j < len(s) && s[j] != ']' {
+					if s[j] == '[' && j+1 < len(s) && (s[j+1] == ':' || s[j+1] == '.' || s[j+1] == '=') {
+						k := strings.Index(s[j+2:], string(s[j+1])+"]")
+						if k < 0 {
+							return false
+						}
+						j += k + 4
+						continue
+					}
+					j++
+				}
+				if j >= len(s) {
+					return false
+				}
+				i = j + 1
+				continue
+			}
+			i++
+		}
+		return false
+	}
+	addr := func() bool {
+		switch {
+		case i < len(s) && s[i] == '/':
+			i++
+			if !delimited('/', true) {
+				return false
+			}
+		case i+1 < len(s) && s[i] == '\\':
+			d := s[i+1]
+			i += 2
+			if !delimited(d, true) {
+				return false
+			}
+		case i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '$' || s[i] == '+' || s[i] == '~'):
+			for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '$' || s[i] == '+' || s[i] == '~') {
+				i++
+			}
+			return true
+		default:
+			return true
+		}
+		for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
+			i++
+		}
+		return true
+	}
+	for i < len(s) {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == ';') {
+			i++
+		}
+		if i >= len(s) {
+			return false
+		}
+		if !addr() {
+			return true
+		}
+		space()
+		if i < len(s) && s[i] == ',' {
+			i++
+			space()
+			if !addr() {
+				return true
+			}
+		}
+		space()
+		for i < len(s) && (s[i] == '!' || s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		if i >= len(s) {
+			return true // an address with no command
+		}
+		c := s[i]
+		i++
+		switch c {
+		case 'e', 'r', 'R', 'w', 'W':
+			return true
+		case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
+		case '#', ':', 'a', 'i', 'c':
+			// A comment, a label, text: to the end of the line (a\ text
+			// may go on past escaped newlines).
+			for i < len(s) && s[i] != '\n' {
+				if s[i] == '\\' {
+					i++
+				}
+				i++
+			}
+		case 'b', 't', 'T', 'v':
+			for i < len(s) && s[i] != '\n' && s[i] != ';' && s[i] != '}' {
+				i++
+			}
+		case 'l', 'L', 'q', 'Q':
+			space()
+			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				i++
+			}
+		case 's', 'y':
+			if i >= len(s) || s[i] == '\n' || s[i] == '\\' && c == 'y' {
+				return true
+			}
+			d := s[i]
+			i++
+			if !delimited(d, c == 's') || !delimited(d, false) {
+				return true
+			}
+			if c == 's' {
+				for i < len(s) && s[i] != '\n' && s[i] != ';' && s[i] != '}' && s[i] != '#' {
+					switch f := s[i]; {
+					case f == 'e' || f == 'w' || f == 'W':
+						return true
+					case f == 'g' || f == 'p' || f == 'i' || f == 'I' || f == 'm' || f == 'M' || f >= '0' && f <= '9' || f == ' ' || f == '\t':
+					default:
+						return true
+					}
+					i++
+				}
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
