@@ -27,8 +27,8 @@ import (
 // instead of being denied, project code allowed unattended) are counted
 // and logged, not failed. `go test -run TestCorpus -v ./policy/` prints
 // the rates and every case behind them. A glob in a command is expanded
-// against testdata/corpus/tree.txt, as the daemon expands it against the
-// disk.
+// against testdata/corpus/tree.txt, and a patch it applies read from
+// testdata/corpus/patches, as the daemon expands and reads them on disk.
 
 // corpusDangerous are the dangerous classes, in the order they are reported.
 var corpusDangerous = []string{"exec", "read", "write", "upload", "download", "persist", "exfil", "agate", "system", "destroy"}
@@ -165,11 +165,20 @@ func decideCorpus(t *testing.T, cases []*corpusCase) []corpusResult {
 				Interactive: interactive,
 				Files:       files,
 				Glob:        glob,
+				ReadPatch:   corpusPatch,
 			})
 		}
 		out = append(out, corpusResult{corpusCase: c, att: decide(true), un: decide(false)})
 	}
 	return out
+}
+
+// corpusPatch reads a patch file the corpus applies: the one of that
+// name in testdata/corpus/patches (fix.patch in the project is
+// patches/fix.patch), as the daemon reads the file on disk.
+func corpusPatch(p string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join("testdata/corpus/patches", path.Base(p)))
+	return string(b), err == nil
 }
 
 // loadTree reads a list of files, one absolute path a line, # comments.

@@ -23,7 +23,7 @@ var rawHandlers = map[string]bool{"find": true, "dd": true, "env": true, "xargs"
 
 func init() {
 	handlers = map[string]handler{
-		"find": findHandler, "sed": sedHandler, "awk": awkHandler, "dd": ddHandler, "tar": tarHandler,
+		"find": findHandler, "sed": sedHandler, "patch": patchHandler, "awk": awkHandler, "dd": ddHandler, "tar": tarHandler,
 		"git": gitHandler, "kill": killHandler, "env": envHandler, "xargs": xargsHandler, "ln": lnHandler,
 		"command": commandHandler, "printenv": printenvHandler, "shell": shellHandler,
 		"interpreter": interpreterHandler, "eval": evalHandler, "source": sourceHandler, "trap": trapHandler,
@@ -497,6 +497,8 @@ func gitHandler(c *cmdRun) {
 		}
 	}
 	switch sub {
+	case "apply", "am":
+		gitApplyPatches(c)
 	case "config":
 		gitConfig(c)
 	case "clean":

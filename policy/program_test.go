@@ -8,8 +8,12 @@ import (
 	"testing/fstest"
 )
 
-// exampleEnv is where catalog examples run: the project /w, home /h.
-var exampleEnv = shellEnv{cwd: "/w", home: "/h", workspace: "/w", self: []string{"/usr/local/bin/agate"}}
+// exampleEnv is where catalog examples run: the project /w, home /h. A
+// patch file an example applies is read as one that changes src/a.c.
+var exampleEnv = shellEnv{cwd: "/w", home: "/h", workspace: "/w", self: []string{"/usr/local/bin/agate"},
+	readPatch: func(string) (string, bool) { return examplePatch, true }}
+
+const examplePatch = "diff --git a/src/a.c b/src/a.c\n--- a/src/a.c\n+++ b/src/a.c\n@@ -1 +1 @@\n-x\n+y\n"
 
 // exampleEffects renders what a command does as the catalog's examples
 // write it: sorted, paths relative to /w, "none" for nothing.

@@ -57,6 +57,12 @@ type Request struct {
 	// makes git run programs (a pager, an fsmonitor, textconv), hooks.
 	// It is the caller's I/O; nil means a repository runs nothing.
 	Repo func(dir string) RepoFacts
+	// ReadPatch returns the text of a patch file a command applies
+	// (patch < fix.patch, git apply fix.patch), so that the files it
+	// writes are known; it is the caller's I/O, bounded. ok false, or
+	// nil, means agate has not seen the patch: what it writes is
+	// unknown, and the call asks.
+	ReadPatch func(path string) (text string, ok bool)
 	// Sandbox says the project's own code may run unasked inside the
 	// sandbox: the agent lets agate rewrite the command, the sandbox
 	// works here, and the person switched the mode on. An allowed call

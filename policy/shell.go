@@ -101,6 +101,7 @@ type shellEnv struct {
 	self      []string // names and paths agate runs under
 	selfPID   int      // the daemon's pid
 	repo      func(dir string) RepoFacts
+	readPatch func(path string) (string, bool)
 }
 
 // analyseShellWith parses cmd and reads every simple command in it
@@ -131,6 +132,12 @@ type shellCtx struct {
 	// it prints when that is known to be paths matching these patterns
 	// (find . -name '*.go' | xargs ...); nil when it is not known.
 	stdinPaths []string
+	// stdinFile and stdinText, while a command is read, are what its
+	// standard input is: a file it is redirected from (absolute), or the
+	// text of a here-document that has no expansions in it.
+	stdinFile      string
+	stdinText      string
+	stdinTextKnown bool
 }
 
 // lastStmt is the statement of a pipeline's left side whose output feeds
@@ -393,6 +400,7 @@ type redir struct {
 func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
 	var redirs []redir
 	stdinCode := false
+	sh.stdinFile, sh.stdinText, sh.stdinTextKnown = "", "", false
 	for _, r := range st.Redirs {
 		target, lit := wordText(r.Word)
 		switch r.Op {
@@ -410,8 +418,16 @@ func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
 			redirs = append(redirs, redir{text: r.Op.String() + target, effect: e})
 		case syntax.RdrIn:
 			redirs = append(redirs, redir{text: "< " + target, effect: sh.redirRead(target, lit)})
+			if lit {
+				sh.stdinFile = sh.abs(target)
+			}
 		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 			stdinCode = true
+			if r.Hdoc != nil {
+				sh.stdinText, sh.stdinTextKnown = wordText(r.Hdoc)
+			} else if r.Op == syntax.WordHdoc {
+				sh.stdinText, sh.stdinTextKnown = target, lit
+			}
 		}
 	}
 	if len(sh.a.cmds) >= maxSimpleCmds {
