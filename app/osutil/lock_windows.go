@@ -1,6 +1,4 @@
-//go:build windows
-
-package keystore
+package osutil
 
 import (
 	"errors"
@@ -24,6 +22,3 @@ func tryLock(f *os.File) (held bool, err error) {
 func unlockFile(f *os.File) {
 	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }
-
-// syncDir does nothing: Windows cannot open a folder to flush it.
-func syncDir(string) {}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package keystore
+package osutil
 
 import (
 	"errors"
@@ -21,11 +21,3 @@ func tryLock(f *os.File) (held bool, err error) {
 
 // unlockFile releases the lock tryLock took.
 func unlockFile(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_UN) }
-
-// syncDir flushes a folder's entries, so a rename in it survives a crash.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}

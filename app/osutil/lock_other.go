@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package keystore
+package osutil
 
 import (
 	"errors"
@@ -15,6 +15,3 @@ func tryLock(*os.File) (bool, error) {
 
 // unlockFile does nothing here.
 func unlockFile(*os.File) {}
-
-// syncDir does nothing here.
-func syncDir(string) {}
