@@ -191,7 +191,7 @@ func must[T any](v T, err error) T {
 func TestHooksInstallInvalid(t *testing.T) {
 	w := newHooksWorld(t)
 	file := filepath.Join(w.home, ".gemini", "settings.json")
-	broken := "{\n  // Gemini allows comments; agate does not edit them\n  \"a\": 1\n}\n"
+	broken := "{\n  \"a\": 1\n  \"b\": 2\n}\n" // no comma
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	if err := os.WriteFile(file, []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
@@ -201,8 +201,8 @@ func TestHooksInstallInvalid(t *testing.T) {
 		func() (Edit, error) { return Uninstall("gemini", file) },
 	} {
 		_, err := f()
-		if err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "line 2, column 3") {
-			t.Errorf("err = %v, want one naming %s and line 2, column 3", err, file)
+		if err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "line 3, column 3") {
+			t.Errorf("err = %v, want one naming %s and line 3, column 3", err, file)
 		}
 	}
 	if b, _ := os.ReadFile(file); string(b) != broken {
@@ -299,5 +299,40 @@ func TestHooksBinary(t *testing.T) {
 	}
 	if got, err := Binary(); err != nil || got != exe {
 		t.Errorf("Binary() = %q, %v; want %q", got, err, exe)
+	}
+}
+
+// TestHooksInstallKeepsComments: Gemini CLI's settings may carry
+// comments; installing agate's hooks keeps every one of them, backs the
+// file up as it was, and uninstalling gives the file back.
+func TestHooksInstallKeepsComments(t *testing.T) {
+	w := newHooksWorld(t)
+	file := filepath.Join(w.home, ".gemini", "settings.json")
+	commented := "{\n  // Gemini allows comments; agate keeps them\n  \"general\": {\"vimMode\": true}, /* mine */\n}\n"
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	if err := os.WriteFile(file, []byte(commented), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edit, err := Install("gemini", file, w.bin, time.Minute)
+	if err != nil || !edit.Changed {
+		t.Fatalf("install: %+v, %v", edit, err)
+	}
+	if b, _ := os.ReadFile(edit.Backup); string(b) != commented {
+		t.Errorf("backup %q, want the file as it was", b)
+	}
+	data, _ := os.ReadFile(file)
+	for _, c := range []string{"// Gemini allows comments; agate keeps them\n", "/* mine */"} {
+		if !strings.Contains(string(data), c) {
+			t.Errorf("the comment %q is gone:\n%s", c, data)
+		}
+	}
+	if st := Status("gemini", file); !st.Installed() {
+		t.Errorf("status %+v", st)
+	}
+	if _, err := Uninstall("gemini", file); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(file); string(data) != commented {
+		t.Errorf("after uninstall:\n%s\nwant the file as it was:\n%s", data, commented)
 	}
 }
