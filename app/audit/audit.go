@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -363,6 +364,16 @@ func (w *auditWriter) close() {
 	}
 }
 
+// checkFolder refuses to read a log kept in a folder someone else could
+// change (they could rewrite it, chain and all). A folder that is not
+// there holds no log.
+func checkFolder(path string) error {
+	if err := osutil.CheckDir(filepath.Dir(path), false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	return nil
+}
+
 // files returns the log's files, oldest first.
 func files(path string) []string {
 	var files []string
@@ -395,6 +406,9 @@ type VerifyResult struct {
 // shows. The oldest remaining line anchors the chain (older files are
 // removed by rotation).
 func Verify(path string) (*VerifyResult, error) {
+	if err := checkFolder(path); err != nil {
+		return nil, err
+	}
 	res := &VerifyResult{Files: files(path)}
 	var prev string
 	var lastSeq uint64
@@ -446,6 +460,9 @@ func Verify(path string) (*VerifyResult, error) {
 
 // Read calls fn for every record in the log, oldest first.
 func Read(path string, fn func(*Record) error) error {
+	if err := checkFolder(path); err != nil {
+		return err
+	}
 	for _, file := range files(path) {
 		if err := readFile(file, 0, fn); err != nil {
 			return err

@@ -2,12 +2,15 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agatehq/agate/app/osutil"
 )
 
 func writeRecords(t *testing.T, l *Log, n int, from int) {
@@ -141,5 +144,32 @@ func TestAuditFullDiskLeavesNoTornLine(t *testing.T) {
 	vr, err := Verify(path)
 	if err != nil || vr.Problem != "" || vr.Lines != acked {
 		t.Fatalf("after a full disk: %+v %v; %d acknowledged", vr, err, acked)
+	}
+}
+
+// TestReadChecksTheFolder: the log is read only from a folder private to
+// this user: in one someone else could change, it could be rewritten,
+// chain and all, so Read, Verify and Follow refuse it.
+func TestReadChecksTheFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	path := filepath.Join(dir, "audit.jsonl")
+	if err := Read(path, func(*Record) error { return nil }); err != nil {
+		t.Fatalf("no folder, no log: %v", err)
+	}
+	l, err := Open(path, 1<<20, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRecords(t, l, 3, 0)
+	l.Close()
+	os.Chmod(dir, 0o777)
+	if err := Read(path, func(*Record) error { return nil }); !errors.Is(err, osutil.ErrNotPrivate) {
+		t.Errorf("Read: %v", err)
+	}
+	if _, err := Verify(path); !errors.Is(err, osutil.ErrNotPrivate) {
+		t.Errorf("Verify: %v", err)
+	}
+	if err := Follow(t.Context(), path, func(*Record) error { return nil }); !errors.Is(err, osutil.ErrNotPrivate) {
+		t.Errorf("Follow: %v", err)
 	}
 }

@@ -12,6 +12,9 @@ import (
 // Follow prints lines appended to the current log file, following it
 // across rotations, until ctx ends.
 func Follow(ctx context.Context, path string, fn func(*Record) error) error {
+	if err := checkFolder(path); err != nil {
+		return err
+	}
 	st, err := os.Stat(path)
 	var offset int64
 	var ino any

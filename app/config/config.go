@@ -75,7 +75,11 @@ func ReadFile(p api.Paths, mode Mode) (Text, error) {
 	case mode == Live:
 		return Text{}, fmt.Errorf("%s: %w: the last good policy stays in force (restore it, or run `agate config reset` for the defaults)", p.Config, ErrMissing)
 	}
-	if good, saved, ok := readLastGood(p); ok {
+	good, saved, ok, err := readLastGood(p)
+	if err != nil {
+		return Text{}, fmt.Errorf("%s: %w, and its last good copy cannot be trusted: %w", p.Config, ErrMissing, err)
+	}
+	if ok {
 		return Text{Data: good, Source: lastGoodPath(p),
 			Missing: fmt.Errorf("%s: %w: running its last good copy, saved %s (restore it, or run `agate config reset` for the defaults)",
 				p.Config, ErrMissing, saved)}, nil
@@ -93,7 +97,7 @@ func lastGoodPath(p api.Paths) string { return filepath.Join(p.State, LastGoodNa
 // SaveLastGood keeps data, a config just put in force, as the last good
 // copy of p.Config, unless the copy already holds it.
 func SaveLastGood(p api.Paths, data []byte, at time.Time) error {
-	if old, _, ok := readLastGood(p); ok && bytes.Equal(old, data) {
+	if old, _, ok, _ := readLastGood(p); ok && bytes.Equal(old, data) {
 		return nil
 	}
 	head := fmt.Sprintf("%s%s, saved %s: agate starts from it when that file is gone.\n",
@@ -105,26 +109,31 @@ func SaveLastGood(p api.Paths, data []byte, at time.Time) error {
 }
 
 // readLastGood returns the last good copy of p.Config and when it was
-// saved; ok is false when there is none (or it is of another config).
-func readLastGood(p api.Paths) (data []byte, saved string, ok bool) {
-	b, err := osutil.ReadLimited(lastGoodPath(p), policy.MaxConfigSize+4096)
+// saved; ok is false when there is none (or it is of another config). The
+// copy is read only from a state folder private to this user: err says
+// when it is not.
+func readLastGood(p api.Paths) (data []byte, saved string, ok bool, err error) {
+	b, err := osutil.ReadPrivate(lastGoodPath(p), policy.MaxConfigSize+4096)
+	if errors.Is(err, osutil.ErrNotPrivate) {
+		return nil, "", false, err
+	}
 	if err != nil {
-		return nil, "", false
+		return nil, "", false, nil
 	}
 	head, rest, found := bytes.Cut(b, []byte("\n"))
 	h, isCopy := strings.CutPrefix(string(head), lastGoodHeader)
 	if !found || !isCopy {
-		return nil, "", false
+		return nil, "", false, nil
 	}
 	name, err := strconv.QuotedPrefix(h)
 	if err != nil {
-		return nil, "", false
+		return nil, "", false, nil
 	}
 	if path, _ := strconv.Unquote(name); path != p.Config {
-		return nil, "", false
+		return nil, "", false, nil
 	}
 	saved, _, _ = strings.Cut(strings.TrimPrefix(h[len(name):], ", saved "), ":")
-	return rest, saved, true
+	return rest, saved, true, nil
 }
 
 // Read reads and parses the config file named by p without ever

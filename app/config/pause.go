@@ -65,6 +65,9 @@ func Pause(p api.Paths, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("pause: %w", err)
 	}
+	if err := osutil.MakeDir(p.State, false); err != nil {
+		return fmt.Errorf("pause: %w", err)
+	}
 	if err := osutil.WriteFile(PauseFile(p), append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("pause: %w", err)
 	}
@@ -140,7 +143,7 @@ func ForgetPause(p api.Paths) error {
 
 func readPause(p api.Paths) (PauseState, bool, error) {
 	var st PauseState
-	data, err := osutil.ReadLimited(PauseFile(p), 1<<20)
+	data, err := osutil.ReadPrivate(PauseFile(p), 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, false, nil
 	}

@@ -6,8 +6,9 @@
 //     owns): MakeDir, CheckDir, CheckSocket;
 //   - who is at the other end of a unix socket (peer credentials);
 //   - files replaced atomically (WriteFile), backed up (Backup), read up
-//     to a limit (ReadLimited), locked across processes (Lock), made
-//     durable (SyncData, SyncDir), and told apart across renames (FileID);
+//     to a limit (ReadLimited) and, for agate's own, only from a private
+//     folder (ReadPrivate), locked across processes (Lock), made durable
+//     (SyncData, SyncDir), and told apart across renames (FileID);
 //   - the process's limit on open files (FileLimit).
 //
 // It imports nothing of agate's and nothing heavier than x/sys, so the

@@ -57,6 +57,18 @@ func ReadLimited(path string, limit int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
+// ReadPrivate reads one of agate's own files, as ReadLimited does, after
+// checking that its folder is private to this user (CheckDir): a file in
+// a folder someone else could change is not read, and the error wraps
+// ErrNotPrivate. A folder that is not there reads as a missing file (the
+// error wraps fs.ErrNotExist).
+func ReadPrivate(path string, limit int64) ([]byte, error) {
+	if err := CheckDir(filepath.Dir(path), false); err != nil {
+		return nil, err
+	}
+	return ReadLimited(path, limit)
+}
+
 // Backup writes data to PATH.agate-backup-YYYYMMDD-HHMMSS (with -2, -3,
 // ... when that exists), with mode, and returns its name. It never
 // replaces a file.
