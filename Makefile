@@ -4,7 +4,7 @@
 GO       ?= go
 BIN      := bin
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X github.com/agatehq/agate/app.Version=$(VERSION)
+LDFLAGS  := -s -w -X github.com/agatehq/agate/app/version.Version=$(VERSION)
 GOFLAGS  += -buildvcs=false
 export GOFLAGS
 
@@ -53,7 +53,7 @@ test-go:
 ## clients for a minute, while hook calls go on; then a hook call, its
 ## memory and the audit chain are checked.
 test-soak:
-	CGO_ENABLED=0 AGATE_SOAK=$${AGATE_SOAK:-1m} $(GO) test -tags nogui -count=1 -timeout 10m -run '^TestSoak$$' -v ./app/ | grep -E '^(---|ok|FAIL|PASS)|soak_test'
+	CGO_ENABLED=0 AGATE_SOAK=$${AGATE_SOAK:-1m} $(GO) test -tags nogui -count=1 -timeout 10m -run '^TestSoak$$' -v ./app/daemon/ | grep -E '^(---|ok|FAIL|PASS)|soak_test'
 
 ## test-keychain: the keystore against a real Secret Service (gnome-keyring
 ## in a private D-Bus session), then the passphrase fallback with none.
@@ -81,7 +81,7 @@ test-agents: cli
 	@./.ci/deps.sh agents
 	@log=$$(mktemp); status=0; \
 	AGATE_AGENT_TESTS=1 AGATE_E2E_BIN=$(CURDIR)/$(BIN) CGO_ENABLED=0 \
-	  $(GO) test -tags nogui -count=1 -timeout 30m -run '$(AGENT_TESTS)' -v ./app/ ./app/agenttest/ >$$log 2>&1 || status=$$?; \
+	  $(GO) test -tags nogui -count=1 -timeout 30m -run '$(AGENT_TESTS)' -v ./app/daemon/ ./app/agenttest/ >$$log 2>&1 || status=$$?; \
 	grep -E '^ *--- |^(ok|FAIL|PASS|panic)|_test\.go:[0-9]+: |testing\.go:[0-9]+: ' $$log | grep -v ': screen:$$'; \
 	[ $$status = 0 ] || cat $$log; rm -f $$log; exit $$status
 
@@ -110,7 +110,7 @@ install: build
 ## timings of a hook call and of a sandboxed command.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./policy/
-	$(GO) test -run '^$$' -bench . -count 3 ./app/
+	$(GO) test -run '^$$' -bench . -count 3 ./app/daemon/ ./app/cli/
 	./.ci/keyring-test.sh -bench
 	./bench/hook.sh
 	./bench/sandbox.sh

@@ -9,7 +9,7 @@ package main
 import (
 	"os"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/cli"
 	"github.com/agatehq/agate/sandbox"
 )
 
@@ -17,5 +17,5 @@ func main() {
 	// The Landlock launcher re-executes agate to confine a command: that
 	// child applies its namespaces and rules and execs the command here.
 	sandbox.MaybeReexec()
-	os.Exit(app.Main(os.Args[1:], desktop))
+	os.Exit(cli.Main(os.Args[1:], desktop))
 }

@@ -3,10 +3,10 @@
 package main
 
 import (
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/cli"
 	"github.com/agatehq/agate/ui"
 )
 
 // desktop starts the tray app: `agate` with no arguments runs it where
 // there is a display, and the headless daemon where there is none.
-var desktop app.Desktop = ui.Run
+var desktop cli.Desktop = ui.Run

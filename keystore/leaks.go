@@ -83,6 +83,9 @@ func appendLeak(stateDir string, r leakRecord) error {
 // malformed lines are skipped and reported in the error, with the leaks
 // found still returned.
 func PendingLeaks(stateDir string) ([]Leak, error) {
+	if err := osutil.CheckDir(stateDir, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read leaks: %w", err)
+	}
 	data, err := os.ReadFile(filepath.Join(stateDir, LeakFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

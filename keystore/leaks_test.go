@@ -1,11 +1,14 @@
 package keystore
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agatehq/agate/app/osutil"
 )
 
 func TestLeaks(t *testing.T) {
@@ -68,5 +71,18 @@ func TestLeaks(t *testing.T) {
 	}
 	if err := RecordLeak(dir, "", t0); err == nil {
 		t.Error("RecordLeak accepted an empty name")
+	}
+}
+
+// TestPendingLeaksChecksTheFolder: the leak record is read only from a
+// state folder private to this user.
+func TestPendingLeaksChecksTheFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := RecordLeak(dir, "keystore:openai", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o777)
+	if _, err := PendingLeaks(dir); !errors.Is(err, osutil.ErrNotPrivate) {
+		t.Errorf("PendingLeaks in a folder anyone can change: %v", err)
 	}
 }

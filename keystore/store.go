@@ -316,7 +316,7 @@ func (s *Store) update(ctx context.Context, change func(*fileData) error) error 
 	if err := change(nf); err != nil {
 		return err
 	}
-	if err := writeAtomic(s.path, nf.marshal()); err != nil {
+	if err := osutil.WriteFile(s.path, nf.marshal(), 0o600); err != nil {
 		return err
 	}
 	fi, err := os.Stat(s.path)

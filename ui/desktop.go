@@ -8,7 +8,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/daemon"
 	"github.com/agatehq/agate/assets"
 )
 
@@ -17,7 +18,7 @@ import (
 // the real Fyne app; tests build one on Fyne's test app.
 type Desktop struct {
 	fa       fyne.App
-	d        *app.Daemon
+	d        *daemon.Daemon
 	Prompter *Prompter
 	settings atomic.Pointer[Settings] // made on first use: most runs never open it
 	logf     func(format string, args ...any)
@@ -41,7 +42,7 @@ type DesktopOptions struct {
 
 // NewDesktop builds the tray app's windows (hidden) around d. It does not
 // attach the prompter: Run does, once the app runs.
-func NewDesktop(fa fyne.App, d *app.Daemon, o DesktopOptions) *Desktop {
+func NewDesktop(fa fyne.App, d *daemon.Daemon, o DesktopOptions) *Desktop {
 	u := &Desktop{fa: fa, d: d, logf: o.Logf}
 	if u.logf == nil {
 		u.logf = log.Printf
@@ -74,7 +75,7 @@ func (u *Desktop) Watch(ctx context.Context) {
 	}
 }
 
-func (u *Desktop) drain(ctx context.Context, ch <-chan app.Event) {
+func (u *Desktop) drain(ctx context.Context, ch <-chan api.Event) {
 	for {
 		select {
 		case <-ctx.Done():

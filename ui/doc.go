@@ -1,8 +1,9 @@
 // Package ui is agate's desktop app: the tray icon and menu, the approval
 // popup and the settings panel, in Fyne. It is the only package that
-// imports a GUI toolkit; it drives an app.Daemon running in the same
-// process through the daemon's methods and answers its approvals as an
-// app.Prompter.
+// imports a GUI toolkit; it drives a daemon.Daemon running in the same
+// process through the daemon's methods and answers its approvals as a
+// daemon.Prompter. It reads and edits agate's files through the packages
+// that own them (app/config, app/audit, app/hooksettings).
 //
 // Threading: Fyne widgets are touched only on Fyne's goroutine. Anything
 // started elsewhere (the daemon calling Ask, the event stream, timers,

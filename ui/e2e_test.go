@@ -14,7 +14,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/audit"
 )
 
 // TestDesktopEndToEnd runs the real binaries with a real window: `agate`
@@ -171,7 +171,7 @@ func TestDesktopEndToEnd(t *testing.T) {
 
 	// The audit log says who answered, and where.
 	var events []string
-	if err := app.ReadAudit(filepath.Join(dir, "state", "audit.jsonl"), func(r *app.AuditRecord) error {
+	if err := audit.Read(filepath.Join(dir, "state", "audit.jsonl"), func(r *audit.Record) error {
 		if strings.HasPrefix(r.Event, "approval.") && r.Event != "approval.requested" {
 			events = append(events, r.Event+"/"+string(r.Scope)+"/"+r.Via)
 		}

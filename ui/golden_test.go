@@ -7,7 +7,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/api"
 )
 
 // TestPopupGolden draws the popup as Fyne's test driver does (its fixed
@@ -18,10 +18,10 @@ import (
 func TestPopupGolden(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
-		calls func() []app.Approval // made in the bubble: its clock starts the countdowns
+		calls func() []api.Approval // made in the bubble: its clock starts the countdowns
 	}{
-		{"popup-shell.png", func() []app.Approval { return []app.Approval{shellCall("1", "claude-code")} }},
-		{"popup-two-waiting.png", func() []app.Approval { return []app.Approval{shellCall("1", "claude-code"), webCall("2", "gemini")} }},
+		{"popup-shell.png", func() []api.Approval { return []api.Approval{shellCall("1", "claude-code")} }},
+		{"popup-two-waiting.png", func() []api.Approval { return []api.Approval{shellCall("1", "claude-code"), webCall("2", "gemini")} }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

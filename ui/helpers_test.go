@@ -12,17 +12,17 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"github.com/agatehq/agate/app"
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/daemon"
 )
 
 // newTestDaemon makes a daemon on temp files with config as its
 // config.toml ("" for the defaults). It is not serving: tests call its
 // methods.
-func newTestDaemon(t *testing.T, config string) *app.Daemon {
+func newTestDaemon(t *testing.T, config string) *daemon.Daemon {
 	t.Helper()
 	dir := t.TempDir()
-	p := app.Paths{
+	p := api.Paths{
 		Config: filepath.Join(dir, "config", "config.toml"),
 		Grants: filepath.Join(dir, "config", "grants.toml"),
 		State:  filepath.Join(dir, "state"),
@@ -36,7 +36,7 @@ func newTestDaemon(t *testing.T, config string) *app.Daemon {
 			t.Fatal(err)
 		}
 	}
-	d, err := app.NewDaemon(p, app.DaemonOptions{Logger: log.New(io.Discard, "", 0)})
+	d, err := daemon.New(p, daemon.Options{Logger: log.New(io.Discard, "", 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,12 +45,12 @@ func newTestDaemon(t *testing.T, config string) *app.Daemon {
 }
 
 // approval is a call waiting for a person, as the daemon builds one.
-func approval(id, agent, command string, scopes ...app.Scope) app.Approval {
+func approval(id, agent, command string, scopes ...api.Scope) api.Approval {
 	if len(scopes) == 0 {
-		scopes = []app.Scope{app.ScopeOnce, app.ScopeSession, app.ScopeSessionAny, app.ScopeAlways, app.ScopeDeny}
+		scopes = []api.Scope{api.ScopeOnce, api.ScopeSession, api.ScopeSessionAny, api.ScopeAlways, api.ScopeDeny}
 	}
 	now := time.Now()
-	return app.Approval{
+	return api.Approval{
 		ID: id, Agent: agent, Session: "s-" + agent, Run: "1", Tool: "Bash", Category: "shell",
 		Subject: command, Args: map[string]any{"command": command}, Cwd: "/home/me/project",
 		Risks: []string{"deletes", "network"}, Layer: "rule", Rule: "ask shell *", Source: "config.toml",
@@ -61,13 +61,13 @@ func approval(id, agent, command string, scopes ...app.Scope) app.Approval {
 
 // asked is one Ask in flight.
 type asked struct {
-	ans  app.Answer
+	ans  daemon.Answer
 	err  error
 	done chan struct{}
 }
 
 // ask calls p.Ask in a goroutine.
-func ask(ctx context.Context, p *Prompter, a app.Approval) *asked {
+func ask(ctx context.Context, p *Prompter, a api.Approval) *asked {
 	r := &asked{done: make(chan struct{})}
 	go func() {
 		r.ans, r.err = p.Ask(ctx, a)
@@ -109,8 +109,8 @@ func press(c fyne.Canvas, name fyne.KeyName) {
 	c.OnTypedKey()(ev)
 }
 
-func decideReq(cwd, command string) *app.DecideRequest {
-	return &app.DecideRequest{Tool: "Bash", Args: map[string]any{"command": command}, Agent: "claude-code",
+func decideReq(cwd, command string) *api.DecideRequest {
+	return &api.DecideRequest{Tool: "Bash", Args: map[string]any{"command": command}, Agent: "claude-code",
 		Session: "s1", Cwd: cwd, Interactive: true}
 }
 
@@ -126,8 +126,8 @@ func onUI(p *Prompter, fn func()) {
 // simple commands, one free and one that asks, what is at the paths it
 // deletes (one outside the project), and what an answer may remember,
 // narrowest first.
-func shellCall(id, agent string) app.Approval {
-	a := approval(id, agent, "git status && rm -rf build /tmp/agate-cache", app.ScopeOnce, app.ScopeRun, app.ScopeSession, app.ScopeSessionAny, app.ScopeAlways, app.ScopeDeny)
+func shellCall(id, agent string) api.Approval {
+	a := approval(id, agent, "git status && rm -rf build /tmp/agate-cache", api.ScopeOnce, api.ScopeRun, api.ScopeSession, api.ScopeSessionAny, api.ScopeAlways, api.ScopeDeny)
 	a.Risks = []string{"deletes"}
 	a.Layer, a.Rule, a.Source = "risk", "", ""
 	a.Reason = "the command deletes files"
@@ -156,8 +156,8 @@ func shellCall(id, agent string) app.Approval {
 }
 
 // webCall is a call of another tool, headless, that sends data to a host.
-func webCall(id, agent string) app.Approval {
-	a := approval(id, agent, "https://paste.example.com/api/upload", app.ScopeOnce, app.ScopeSession, app.ScopeAlways, app.ScopeDeny)
+func webCall(id, agent string) api.Approval {
+	a := approval(id, agent, "https://paste.example.com/api/upload", api.ScopeOnce, api.ScopeSession, api.ScopeAlways, api.ScopeDeny)
 	a.Tool, a.Category = "WebFetch", "web"
 	a.Args = map[string]any{"url": "https://paste.example.com/api/upload", "method": "POST"}
 	a.Risks = []string{"network"}

@@ -8,7 +8,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/config"
 )
 
 // listEditor edits one array of strings in config.toml: rules, hard-deny
@@ -116,8 +116,8 @@ func (e *listEditor) candidate(replace bool) []string {
 	return append(list, e.entry.Text)
 }
 
-func (e *listEditor) edit(list []string) app.ConfigEdit {
-	return app.SetConfigKey(e.table, e.key, list)
+func (e *listEditor) edit(list []string) config.Edit {
+	return config.SetKey(e.table, e.key, list)
 }
 
 // validate checks what is typed as it is typed.
@@ -126,7 +126,7 @@ func (e *listEditor) validate() {
 		e.check.SetText("")
 		return
 	}
-	if _, _, err := app.PreviewConfigEdits(e.s.d.Paths().Config, e.edit(e.candidate(false))); err != nil {
+	if _, _, err := config.PreviewEdits(e.s.d.Paths().Config, e.edit(e.candidate(false))); err != nil {
 		e.check.SetText("✗ " + err.Error())
 		return
 	}

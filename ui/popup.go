@@ -17,7 +17,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/daemon"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -35,34 +36,34 @@ const armDelay = 500 * time.Millisecond
 const idleRelease = 5 * time.Second
 
 // allowScopes are the allow answers, in the order of their buttons.
-var allowScopes = []app.Scope{app.ScopeOnce, app.ScopeRun, app.ScopeSession, app.ScopeSessionAny, app.ScopeAlways}
+var allowScopes = []api.Scope{api.ScopeOnce, api.ScopeRun, api.ScopeSession, api.ScopeSessionAny, api.ScopeAlways}
 
 // allowLabels and allowKeys are each allow button's text and Alt shortcut.
 var (
-	allowLabels = map[app.Scope]string{
-		app.ScopeOnce:       "Allow once",
-		app.ScopeRun:        "Allow for this run",
-		app.ScopeSession:    "Allow for this session",
-		app.ScopeSessionAny: "Any parameters (session, broad)",
-		app.ScopeAlways:     "Always allow",
+	allowLabels = map[api.Scope]string{
+		api.ScopeOnce:       "Allow once",
+		api.ScopeRun:        "Allow for this run",
+		api.ScopeSession:    "Allow for this session",
+		api.ScopeSessionAny: "Any parameters (session, broad)",
+		api.ScopeAlways:     "Always allow",
 	}
-	allowKeys = map[app.Scope]fyne.KeyName{
-		app.ScopeOnce:       fyne.KeyO,
-		app.ScopeRun:        fyne.KeyR,
-		app.ScopeSession:    fyne.KeyS,
-		app.ScopeSessionAny: fyne.KeyP,
-		app.ScopeAlways:     fyne.KeyA,
+	allowKeys = map[api.Scope]fyne.KeyName{
+		api.ScopeOnce:       fyne.KeyO,
+		api.ScopeRun:        fyne.KeyR,
+		api.ScopeSession:    fyne.KeyS,
+		api.ScopeSessionAny: fyne.KeyP,
+		api.ScopeAlways:     fyne.KeyA,
 	}
 )
 
 // remembering are the allow answers that record a grant, in the order of
 // their buttons; "once" records nothing and "any parameters" its own broad
 // grant.
-var remembering = []app.Scope{app.ScopeRun, app.ScopeSession, app.ScopeAlways}
+var remembering = []api.Scope{api.ScopeRun, api.ScopeSession, api.ScopeAlways}
 
 // remembers reports whether an allow at scope records one of the
 // approval's Remember grants.
-func remembers(scope app.Scope) bool { return slices.Contains(remembering, scope) }
+func remembers(scope api.Scope) bool { return slices.Contains(remembering, scope) }
 
 // The popup's sizes: its window at first, the command shown whole up to a
 // few lines, the list of waiting calls down to one row.
@@ -82,7 +83,7 @@ type popup struct {
 	visible bool // shown (test windows do not say)
 	manual  bool // opened by the person from the tray: stays when empty
 
-	items   []app.Approval  // as shown, in order
+	items   []api.Approval  // as shown, in order
 	current string          // the id shown in detail
 	ticked  map[string]bool // ticked in the list
 
@@ -119,7 +120,7 @@ type popup struct {
 	remember       *widget.Select
 	rememberChoice int // index into the current call's Remember; -1 none chosen
 	deny           *keyButton
-	allow          map[app.Scope]*allowButton
+	allow          map[api.Scope]*allowButton
 	buttons        *fyne.Container // Deny and Allow once
 	rememberBtns   *fyne.Container // the answers that remember
 
@@ -133,7 +134,7 @@ type popup struct {
 }
 
 func newPopup(a fyne.App, p *Prompter) *popup {
-	w := &popup{p: p, win: a.NewWindow(PopupTitle), ticked: map[string]bool{}, allow: map[app.Scope]*allowButton{}, rememberChoice: -1}
+	w := &popup{p: p, win: a.NewWindow(PopupTitle), ticked: map[string]bool{}, allow: map[api.Scope]*allowButton{}, rememberChoice: -1}
 	w.build()
 	w.win.SetContent(w.empty)
 	w.win.Resize(popupSize)
@@ -214,11 +215,11 @@ func (w *popup) build() {
 		scope := s
 		w.allow[s] = newAllowButton(allowLabels[s], func() { w.allowCurrent(scope) }, w.key)
 	}
-	w.buttons = container.NewGridWithColumns(2, w.deny, w.allow[app.ScopeOnce])
+	w.buttons = container.NewGridWithColumns(2, w.deny, w.allow[api.ScopeOnce])
 	w.remember = widget.NewSelect(nil, w.onRemember)
 	w.remember.PlaceHolder = "Choose what to remember"
 	w.rememberRow = container.NewBorder(nil, nil, key("Remember"), nil, w.remember)
-	w.rememberBtns = container.New(fillRow{}, w.allow[app.ScopeRun], w.allow[app.ScopeSession], w.allow[app.ScopeAlways], w.allow[app.ScopeSessionAny])
+	w.rememberBtns = container.New(fillRow{}, w.allow[api.ScopeRun], w.allow[api.ScopeSession], w.allow[api.ScopeAlways], w.allow[api.ScopeSessionAny])
 	hint := widget.NewLabelWithStyle("Enter or Escape denies. Allow: click, or Alt+O once, Alt+R run, Alt+S session, Alt+P any parameters, Alt+A always.",
 		fyne.TextAlignLeading, fyne.TextStyle{})
 	hint.Wrapping = fyne.TextWrapWord
@@ -372,7 +373,7 @@ func (w *popup) hide() {
 // denied, as Deny would.
 func (w *popup) closeRequested() {
 	for _, a := range w.items {
-		w.p.answer(a.ID, app.Answer{Verdict: policy.Deny, Scope: app.ScopeDeny, Reason: w.reason.Text})
+		w.p.answer(a.ID, daemon.Answer{Verdict: policy.Deny, Scope: api.ScopeDeny, Reason: w.reason.Text})
 	}
 	w.reason.SetText("")
 	w.hide()
@@ -426,17 +427,17 @@ func (w *popup) canRemember() bool {
 }
 
 // shown is the call in detail.
-func (w *popup) shown() (app.Approval, bool) {
+func (w *popup) shown() (api.Approval, bool) {
 	for _, a := range w.items {
 		if a.ID == w.current {
 			return a, true
 		}
 	}
-	return app.Approval{}, false
+	return api.Approval{}, false
 }
 
 // showDetail fills the detail view with one call, from its fields alone.
-func (w *popup) showDetail(a app.Approval) {
+func (w *popup) showDetail(a api.Approval) {
 	w.heading.SetText(headline(a))
 	who := orUnknown(a.Agent)
 	if a.Session != "" {
@@ -482,13 +483,13 @@ func (w *popup) showDetail(a app.Approval) {
 	}
 	w.chips.Refresh()
 
-	offered := map[app.Scope]bool{}
+	offered := map[api.Scope]bool{}
 	for _, s := range a.Scopes {
 		offered[s] = true
 	}
 	anyRemembering := false
 	for _, s := range allowScopes {
-		if s == app.ScopeOnce {
+		if s == api.ScopeOnce {
 			continue
 		}
 		if offered[s] {
@@ -498,8 +499,8 @@ func (w *popup) showDetail(a app.Approval) {
 			w.allow[s].Hide()
 		}
 	}
-	if offered[app.ScopeOnce] {
-		w.buttons.Objects = []fyne.CanvasObject{w.deny, w.allow[app.ScopeOnce]}
+	if offered[api.ScopeOnce] {
+		w.buttons.Objects = []fyne.CanvasObject{w.deny, w.allow[api.ScopeOnce]}
 	} else {
 		w.buttons.Objects = []fyne.CanvasObject{w.deny}
 	}
@@ -512,7 +513,7 @@ func (w *popup) showDetail(a app.Approval) {
 // showDoes fills "Commands" (a shell call's simple commands, each marked
 // as asking, free or granted, with what it does) or "Does" (the effects of
 // another call); hidden when the approval carries neither.
-func (w *popup) showDoes(a app.Approval) {
+func (w *popup) showDoes(a api.Approval) {
 	w.does.Objects = nil
 	switch {
 	case len(a.Commands) > 0:
@@ -545,7 +546,7 @@ func (w *popup) showDoes(a app.Approval) {
 // Remember entries in order, the narrowest that is not broad chosen. With
 // no remembering answer offered, or no entries (an older daemon), the row
 // is hidden.
-func (w *popup) showRemember(a app.Approval, offered bool) {
+func (w *popup) showRemember(a api.Approval, offered bool) {
 	w.rememberChoice = -1
 	if !offered || len(a.Remember) == 0 {
 		w.rememberRow.Hide()
@@ -638,13 +639,13 @@ func (w *popup) denyCurrent() {
 		return
 	}
 	id := w.current
-	w.p.answer(id, app.Answer{Verdict: policy.Deny, Scope: app.ScopeDeny, Reason: w.takeReason()})
+	w.p.answer(id, daemon.Answer{Verdict: policy.Deny, Scope: api.ScopeDeny, Reason: w.takeReason()})
 }
 
 // allowCurrent allows the call shown in detail at scope: only when armed
 // and the call offers that scope. A run, session or always answer carries
 // the grant chosen in the Remember select.
-func (w *popup) allowCurrent(scope app.Scope) {
+func (w *popup) allowCurrent(scope api.Scope) {
 	if !w.armed || w.current == "" {
 		return
 	}
@@ -656,7 +657,7 @@ func (w *popup) allowCurrent(scope app.Scope) {
 			if s != scope {
 				continue
 			}
-			ans := app.Answer{Verdict: policy.Allow, Scope: scope}
+			ans := daemon.Answer{Verdict: policy.Allow, Scope: scope}
 			if remembers(scope) && len(a.Remember) > 0 {
 				if w.rememberChoice < 0 || w.rememberChoice >= len(a.Remember) {
 					return // nothing chosen to remember
@@ -675,12 +676,12 @@ func (w *popup) answerBatch(allow, all bool) {
 	if allow && !w.armed {
 		return
 	}
-	ans := app.Answer{Verdict: policy.Deny, Scope: app.ScopeDeny}
+	ans := daemon.Answer{Verdict: policy.Deny, Scope: api.ScopeDeny}
 	if allow {
-		ans = app.Answer{Verdict: policy.Allow, Scope: app.ScopeOnce}
+		ans = daemon.Answer{Verdict: policy.Allow, Scope: api.ScopeOnce}
 	}
 	ans.Reason = w.takeReason()
-	for _, a := range append([]app.Approval(nil), w.items...) {
+	for _, a := range append([]api.Approval(nil), w.items...) {
 		if all || w.ticked[a.ID] {
 			w.p.answer(a.ID, ans)
 		}
@@ -766,7 +767,7 @@ func (w *popup) stopTick() {
 }
 
 // headline is the popup's first line: who wants to do what.
-func headline(a app.Approval) string {
+func headline(a api.Approval) string {
 	what := map[string]string{
 		"shell": "run a command", "fs": "touch a file", "code": "edit code", "web": "reach the web",
 		"mcp": "call an MCP tool", "subagent": "start a sub-agent", "computer": "use the computer",
@@ -801,7 +802,7 @@ func argsText(args any) string {
 	return string(data)
 }
 
-func rowText(a app.Approval) string {
+func rowText(a api.Approval) string {
 	return fmt.Sprintf("%s · %s · %s · %s", orUnknown(a.Agent), a.Tool, ellipsis(oneLine(a.Subject), 70), shortCountdown(a.Expires, time.Now()))
 }
 

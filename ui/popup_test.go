@@ -16,8 +16,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app"
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/audit"
+	"github.com/agatehq/agate/app/daemon"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -62,7 +63,7 @@ func TestPopupShowsTheCall(t *testing.T) {
 				t.Errorf("chips = %v", got)
 			}
 			// Deny is the default: it has the focus and the primary look.
-			if w.win.Canvas().Focused() != w.deny || w.deny.Importance != 1+w.allow[app.ScopeOnce].Importance {
+			if w.win.Canvas().Focused() != w.deny || w.deny.Importance != 1+w.allow[api.ScopeOnce].Importance {
 				t.Errorf("focus on %v; deny importance %v", w.win.Canvas().Focused(), w.deny.Importance)
 			}
 			// Only the offered answers have buttons: no "this run" here.
@@ -78,7 +79,7 @@ func TestPopupShowsTheCall(t *testing.T) {
 
 		onUI(p, func() { test.Tap(w.deny) })
 		synctest.Wait()
-		if r.ans.Verdict != policy.Deny || r.ans.Scope != app.ScopeDeny || r.ans.Via != "tray" || r.err != nil {
+		if r.ans.Verdict != policy.Deny || r.ans.Scope != api.ScopeDeny || r.ans.Via != "tray" || r.err != nil {
 			t.Errorf("answer = %+v, %v", r.ans, r.err)
 		}
 		onUI(p, func() {
@@ -137,7 +138,7 @@ func TestPopupAllowWaitsHalfASecond(t *testing.T) {
 		r := ask(t.Context(), p, approval("1", "gemini", "rm -rf build"))
 		synctest.Wait()
 		w := p.popup
-		once := w.allow[app.ScopeOnce]
+		once := w.allow[api.ScopeOnce]
 		onUI(p, func() {
 			if !once.Disabled() {
 				t.Fatal("Allow once is active as soon as the popup appears")
@@ -170,14 +171,14 @@ func TestPopupAllowWaitsHalfASecond(t *testing.T) {
 		}
 		onUI(p, func() { test.Tap(once) })
 		synctest.Wait()
-		if !r.finished() || r.ans.Verdict != policy.Allow || r.ans.Scope != app.ScopeOnce {
+		if !r.finished() || r.ans.Verdict != policy.Allow || r.ans.Scope != api.ScopeOnce {
 			t.Fatalf("answer = %+v, finished %v", r.ans, r.finished())
 		}
 	})
 }
 
 func TestPopupButtonsGiveTheirScope(t *testing.T) {
-	all := []app.Scope{app.ScopeOnce, app.ScopeRun, app.ScopeSession, app.ScopeSessionAny, app.ScopeAlways, app.ScopeDeny}
+	all := []api.Scope{api.ScopeOnce, api.ScopeRun, api.ScopeSession, api.ScopeSessionAny, api.ScopeAlways, api.ScopeDeny}
 	for _, scope := range all {
 		t.Run(string(scope), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -191,15 +192,15 @@ func TestPopupButtonsGiveTheirScope(t *testing.T) {
 				w := p.popup
 				onUI(p, func() {
 					w.reason.SetText("  because  ")
-					if scope == app.ScopeDeny {
+					if scope == api.ScopeDeny {
 						test.Tap(w.deny)
 					} else {
 						test.Tap(w.allow[scope])
 					}
 				})
 				synctest.Wait()
-				want := app.Answer{Verdict: policy.Allow, Scope: scope, Reason: "because", Via: "tray"}
-				if scope == app.ScopeDeny {
+				want := daemon.Answer{Verdict: policy.Allow, Scope: scope, Reason: "because", Via: "tray"}
+				if scope == api.ScopeDeny {
 					want.Verdict = policy.Deny
 				}
 				if r.ans != want || r.err != nil {
@@ -211,7 +212,7 @@ func TestPopupButtonsGiveTheirScope(t *testing.T) {
 }
 
 func TestPopupShortcuts(t *testing.T) {
-	all := []app.Scope{app.ScopeOnce, app.ScopeRun, app.ScopeSession, app.ScopeSessionAny, app.ScopeAlways, app.ScopeDeny}
+	all := []api.Scope{api.ScopeOnce, api.ScopeRun, api.ScopeSession, api.ScopeSessionAny, api.ScopeAlways, api.ScopeDeny}
 	for scope, key := range allowKeys {
 		t.Run(string(scope), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -245,7 +246,7 @@ func TestPopupKeysDeny(t *testing.T) {
 	}{
 		{"escape on deny", func(w *popup) fyne.Focusable { return w.deny }, fyne.KeyEscape},
 		{"enter on deny", func(w *popup) fyne.Focusable { return w.deny }, fyne.KeyReturn},
-		{"escape on an allow button", func(w *popup) fyne.Focusable { return w.allow[app.ScopeAlways] }, fyne.KeyEscape},
+		{"escape on an allow button", func(w *popup) fyne.Focusable { return w.allow[api.ScopeAlways] }, fyne.KeyEscape},
 		{"escape in the reason", func(w *popup) fyne.Focusable { return w.reason }, fyne.KeyEscape},
 		{"escape with nothing focused", func(w *popup) fyne.Focusable { return nil }, fyne.KeyEscape},
 	} {
@@ -363,7 +364,7 @@ func TestPopupBatch(t *testing.T) {
 		fa := test.NewTempApp(t)
 		// The daemon's fair order: the agents take turns.
 		a1, a2, b1 := approval("1", "alpha", "rm a1"), approval("2", "alpha", "rm a2"), approval("3", "beta", "rm b1")
-		order := func() []app.Approval { return []app.Approval{a1, b1, a2} }
+		order := func() []api.Approval { return []api.Approval{a1, b1, a2} }
 		p := NewPrompter(fa, PrompterOptions{Order: order})
 		defer p.Close()
 		r1 := ask(t.Context(), p, a1)
@@ -395,7 +396,7 @@ func TestPopupBatch(t *testing.T) {
 		})
 		synctest.Wait()
 		for _, r := range []*asked{r1, r2} {
-			if r.ans.Verdict != policy.Allow || r.ans.Scope != app.ScopeOnce {
+			if r.ans.Verdict != policy.Allow || r.ans.Scope != api.ScopeOnce {
 				t.Errorf("ticked answer = %+v", r.ans)
 			}
 		}
@@ -460,7 +461,7 @@ func TestPopupExpiryDenies(t *testing.T) {
 		defer p.Close()
 		d.SetPrompter(p, "tray")
 		cwd := t.TempDir()
-		var resp *app.DecideResponse
+		var resp *api.DecideResponse
 		var derr error
 		done := make(chan struct{})
 		go func() {
@@ -483,7 +484,7 @@ func TestPopupExpiryDenies(t *testing.T) {
 		time.Sleep(20 * time.Second)
 		<-done
 		synctest.Wait()
-		if derr != nil || resp.Decision != policy.Deny || resp.By != app.ByTimeout {
+		if derr != nil || resp.Decision != policy.Deny || resp.By != api.ByTimeout {
 			t.Fatalf("Decide = %+v, %v", resp, derr)
 		}
 		onUI(p, func() {
@@ -492,7 +493,7 @@ func TestPopupExpiryDenies(t *testing.T) {
 			}
 		})
 		var events []string
-		if err := app.ReadAudit(d.Paths().AuditLog(), func(r *app.AuditRecord) error {
+		if err := audit.Read(d.Paths().AuditLog(), func(r *audit.Record) error {
 			events = append(events, r.Event+":"+r.Decision+":"+string(r.By))
 			return nil
 		}); err != nil {
@@ -515,7 +516,7 @@ func TestPopupAnswersThroughTheDaemon(t *testing.T) {
 		defer p.Close()
 		d.SetPrompter(p, "tray")
 		cwd := t.TempDir()
-		var resp *app.DecideResponse
+		var resp *api.DecideResponse
 		done := make(chan struct{})
 		go func() {
 			resp, _ = d.Decide(t.Context(), decideReq(cwd, "rm -rf build"))
@@ -524,9 +525,9 @@ func TestPopupAnswersThroughTheDaemon(t *testing.T) {
 		synctest.Wait()
 		time.Sleep(armDelay)
 		synctest.Wait()
-		onUI(p, func() { test.Tap(p.popup.allow[app.ScopeSession]) })
+		onUI(p, func() { test.Tap(p.popup.allow[api.ScopeSession]) })
 		<-done
-		if resp.Decision != policy.Allow || resp.Scope != app.ScopeSession || resp.Via != "tray" || resp.By != app.ByPerson {
+		if resp.Decision != policy.Allow || resp.Scope != api.ScopeSession || resp.Via != "tray" || resp.By != api.ByPerson {
 			t.Fatalf("Decide = %+v", resp)
 		}
 		d.Close()
@@ -711,15 +712,15 @@ func TestPopupRememberCarriesTheChosenGrant(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		choose int // -1: leave the default
-		scope  app.Scope
+		scope  api.Scope
 		want   string
 	}{
-		{"session, default", -1, app.ScopeSession, a.Remember[0].Grant},
-		{"this run, default", -1, app.ScopeRun, a.Remember[0].Grant},
-		{"always, widened", 1, app.ScopeAlways, a.Remember[1].Grant},
-		{"session, widened to broad", 2, app.ScopeSession, a.Remember[2].Grant},
-		{"once remembers nothing", 2, app.ScopeOnce, ""},
-		{"any parameters records its own", 1, app.ScopeSessionAny, ""},
+		{"session, default", -1, api.ScopeSession, a.Remember[0].Grant},
+		{"this run, default", -1, api.ScopeRun, a.Remember[0].Grant},
+		{"always, widened", 1, api.ScopeAlways, a.Remember[1].Grant},
+		{"session, widened to broad", 2, api.ScopeSession, a.Remember[2].Grant},
+		{"once remembers nothing", 2, api.ScopeOnce, ""},
+		{"any parameters records its own", 1, api.ScopeSessionAny, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -789,7 +790,7 @@ func TestPopupBroadIsNeverTheDefault(t *testing.T) {
 			if w.current != "1" || w.remember.SelectedIndex() != 1 {
 				t.Errorf("call 1: chosen %d %q, want the one that is not broad", w.remember.SelectedIndex(), w.remember.Selected)
 			}
-			test.Tap(w.allow[app.ScopeSession])
+			test.Tap(w.allow[api.ScopeSession])
 		})
 		synctest.Wait()
 		if r1.ans.Remember != a.Remember[1].Grant {
@@ -806,7 +807,7 @@ func TestPopupBroadIsNeverTheDefault(t *testing.T) {
 					t.Errorf("%s is active with nothing chosen to remember", s)
 				}
 			}
-			if w.allow[app.ScopeOnce].Disabled() {
+			if w.allow[api.ScopeOnce].Disabled() {
 				t.Error("Allow once is off too")
 			}
 			w.win.Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierAlt})
@@ -817,13 +818,13 @@ func TestPopupBroadIsNeverTheDefault(t *testing.T) {
 		}
 		onUI(p, func() {
 			w.remember.SetSelectedIndex(0)
-			if w.allow[app.ScopeSession].Disabled() {
+			if w.allow[api.ScopeSession].Disabled() {
 				t.Error("still off once chosen")
 			}
-			test.Tap(w.allow[app.ScopeSession])
+			test.Tap(w.allow[api.ScopeSession])
 		})
 		synctest.Wait()
-		if r2.ans.Remember != "bash:deletes" || r2.ans.Scope != app.ScopeSession {
+		if r2.ans.Remember != "bash:deletes" || r2.ans.Scope != api.ScopeSession {
 			t.Errorf("call 2 answered %+v", r2.ans)
 		}
 	})

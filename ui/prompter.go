@@ -12,7 +12,8 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/daemon"
 )
 
 // expiryGrace is how long past an approval's expiry Ask waits for the
@@ -24,13 +25,13 @@ const expiryGrace = 2 * time.Second
 var errClosed = errors.New("the agate tray app closed")
 
 // Prompter asks the person in the approval popup: it implements
-// app.Prompter. Every call to Ask is an item in one queue, each with its
+// daemon.Prompter. Every call to Ask is an item in one queue, each with its
 // own context and deadline; the popup shows the queue in the daemon's fair
 // order, one call in detail or several as a list to answer together.
 type Prompter struct {
 	popup  *popup
 	notify func(title, body string) error   // a desktop notification per new approval
-	order  func() []app.Approval            // the daemon's fair order; nil: arrival order
+	order  func() []api.Approval            // the daemon's fair order; nil: arrival order
 	logf   func(format string, args ...any) // where failures that change nothing go
 
 	uiMu sync.Mutex // held by widget work handed to Fyne (see do)
@@ -47,10 +48,10 @@ type Prompter struct {
 
 // pending is one call waiting in the popup.
 type pending struct {
-	a   app.Approval
-	seq uint64          // arrival order
-	ans chan app.Answer // receives the person's answer, once
-	ctx context.Context // ends with the approval (expiry, answered elsewhere)
+	a   api.Approval
+	seq uint64             // arrival order
+	ans chan daemon.Answer // receives the person's answer, once
+	ctx context.Context    // ends with the approval (expiry, answered elsewhere)
 }
 
 // PrompterOptions tune a Prompter.
@@ -60,7 +61,7 @@ type PrompterOptions struct {
 	Notify func(title, body string) error
 	// Order returns the waiting approvals in the order to show them (the
 	// daemon's Pending, fair between agents); nil keeps arrival order.
-	Order func() []app.Approval
+	Order func() []api.Approval
 	// Logf logs; nil logs to the standard logger.
 	Logf func(format string, args ...any)
 }
@@ -80,21 +81,21 @@ func NewPrompter(a fyne.App, o PrompterOptions) *Prompter {
 // returns early, with an error, when ctx ends (the approval expired, or was
 // answered in a terminal), when the approval's own expiry has passed, or
 // when the app closes; the call's row leaves the popup then.
-func (p *Prompter) Ask(ctx context.Context, a app.Approval) (app.Answer, error) {
+func (p *Prompter) Ask(ctx context.Context, a api.Approval) (daemon.Answer, error) {
 	ictx, cancel := ctx, context.CancelFunc(func() {})
 	if !a.Expires.IsZero() {
 		ictx, cancel = context.WithDeadline(ctx, a.Expires.Add(expiryGrace))
 	}
 	defer cancel()
-	it := &pending{a: a, ans: make(chan app.Answer, 1), ctx: ictx}
+	it := &pending{a: a, ans: make(chan daemon.Answer, 1), ctx: ictx}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return app.Answer{}, errClosed
+		return daemon.Answer{}, errClosed
 	}
 	if _, dup := p.items[a.ID]; dup {
 		p.mu.Unlock()
-		return app.Answer{}, fmt.Errorf("approval %s is already in the popup", a.ID)
+		return daemon.Answer{}, fmt.Errorf("approval %s is already in the popup", a.ID)
 	}
 	p.seq++
 	it.seq = p.seq
@@ -110,15 +111,15 @@ func (p *Prompter) Ask(ctx context.Context, a app.Approval) (app.Answer, error) 
 		return ans, nil
 	case <-ictx.Done():
 		p.drop(a.ID)
-		return app.Answer{}, fmt.Errorf("approval %s: %w", a.ID, ictx.Err())
+		return daemon.Answer{}, fmt.Errorf("approval %s: %w", a.ID, ictx.Err())
 	case <-p.done:
 		p.drop(a.ID)
-		return app.Answer{}, errClosed
+		return daemon.Answer{}, errClosed
 	}
 }
 
 // announce sends the desktop notification for a new approval.
-func (p *Prompter) announce(a app.Approval) {
+func (p *Prompter) announce(a api.Approval) {
 	title := fmt.Sprintf("agate: %s asks to use %s", orUnknown(a.Agent), a.Tool)
 	if err := p.notify(title, ellipsis(a.Subject, 200)); err != nil {
 		p.logf("notification: %v", err)
@@ -139,7 +140,7 @@ func (p *Prompter) drop(id string) {
 // answer delivers the person's answer to a waiting call; false when it is
 // no longer waiting. It runs on Fyne's goroutine (the popup's buttons) and
 // refreshes the popup there and then.
-func (p *Prompter) answer(id string, ans app.Answer) bool {
+func (p *Prompter) answer(id string, ans daemon.Answer) bool {
 	p.mu.Lock()
 	it, ok := p.items[id]
 	delete(p.items, id)
@@ -157,7 +158,7 @@ func (p *Prompter) answer(id string, ans app.Answer) bool {
 
 // waiting returns the calls waiting, in the order to show them: the
 // daemon's fair order when it knows them, then arrival order.
-func (p *Prompter) waiting() []app.Approval {
+func (p *Prompter) waiting() []api.Approval {
 	var rank map[string]int
 	if p.order != nil {
 		list := p.order()
@@ -183,7 +184,7 @@ func (p *Prompter) waiting() []app.Approval {
 		}
 		return items[i].seq < items[j].seq
 	})
-	out := make([]app.Approval, len(items))
+	out := make([]api.Approval, len(items))
 	for i, it := range items {
 		out[i] = it.a
 	}

@@ -13,7 +13,8 @@ import (
 	"fyne.io/systray"
 	"github.com/gen2brain/beeep"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/daemon"
+	"github.com/agatehq/agate/app/version"
 	"github.com/agatehq/agate/assets"
 )
 
@@ -21,7 +22,7 @@ import (
 // preferences under it and desktops group its windows by it.
 const AppID = "dev.agate.agate"
 
-// Run is the desktop app (app.Desktop): it makes the Fyne app, puts the
+// Run is the desktop app (daemon.Desktop): it makes the Fyne app, puts the
 // tray icon up, attaches the approval popup to d as its prompter (answers
 // recorded via "tray"), and runs until the person quits or ctx ends. On the
 // way out it detaches the prompter and ends the popup's waiting calls,
@@ -29,10 +30,10 @@ const AppID = "dev.agate.agate"
 //
 // Without a tray host (no StatusNotifier on the session bus) Fyne logs an
 // error and the app runs on: the popup still comes up for every call.
-func Run(ctx context.Context, d *app.Daemon) error {
+func Run(ctx context.Context, d *daemon.Daemon) error {
 	beeep.AppName = "agate"
 	// The name, not the ID, is what the tray item's title shows.
-	fyneapp.SetMetadata(fyne.AppMetadata{ID: AppID, Name: "agate", Version: app.Version, Build: 1})
+	fyneapp.SetMetadata(fyne.AppMetadata{ID: AppID, Name: "agate", Version: version.Version, Build: 1})
 	fa := fyneapp.NewWithID(AppID)
 	fa.SetIcon(fyne.NewStaticResource("agate.png", assets.Icon))
 	u := NewDesktop(fa, d, DesktopOptions{Notify: notifyDesktop})

@@ -12,7 +12,9 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/daemon"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -32,13 +34,13 @@ const (
 const SettingsTitle = "agate settings"
 
 // Settings is the settings window: one tab per part of the config, each
-// editing config.toml through app.EditConfig (comments and unmanaged keys
+// editing config.toml through config.EditFile (comments and unmanaged keys
 // kept). A config error from a hand edit shows at the top, with its file,
 // line and key; the editor refuses to overwrite the broken file. Its
 // methods run on Fyne's goroutine unless they say otherwise.
 type Settings struct {
 	fa   fyne.App
-	d    *app.Daemon
+	d    *daemon.Daemon
 	logf func(format string, args ...any)
 	win  fyne.Window
 	tabs *container.AppTabs
@@ -67,7 +69,7 @@ type Settings struct {
 }
 
 // NewSettings builds the settings window, hidden.
-func NewSettings(fa fyne.App, d *app.Daemon, logf func(string, ...any)) *Settings {
+func NewSettings(fa fyne.App, d *daemon.Daemon, logf func(string, ...any)) *Settings {
 	s := &Settings{fa: fa, d: d, logf: logf, win: fa.NewWindow(SettingsTitle), ended: new(atomic.Bool)}
 	s.banner = widget.NewLabel("")
 	s.banner.Wrapping = fyne.TextWrapWord
@@ -156,7 +158,7 @@ func (s *Settings) opened(tab string) {
 
 // event takes the daemon's events (off Fyne's goroutine): a config change
 // reloads the tabs, answers refresh the grants, decisions the activity.
-func (s *Settings) event(ev app.Event) {
+func (s *Settings) event(ev api.Event) {
 	switch ev.Type {
 	case "config":
 		s.do(s.reload)
@@ -208,11 +210,11 @@ func (s *Settings) reload() {
 // edit applies edits to config.toml and puts them in force at once (the
 // watcher then sees the same file). A refused edit is shown, and the tabs
 // go back to what is in force.
-func (s *Settings) edit(edits ...app.ConfigEdit) error {
+func (s *Settings) edit(edits ...config.Edit) error {
 	if s.loading {
 		return nil
 	}
-	err := app.EditConfig(s.d.Paths().Config, edits...)
+	err := config.EditFile(s.d.Paths().Config, edits...)
 	if err == nil {
 		err = s.d.Reload()
 	}
@@ -230,7 +232,7 @@ func (s *Settings) setStatus(err error) {
 	switch {
 	case err == nil:
 		s.status.SetText("Saved to " + s.d.Paths().Config + " at " + time.Now().Format("15:04:05") + " (comments kept).")
-	case errors.Is(err, app.ErrConfigBroken):
+	case errors.Is(err, config.ErrBroken):
 		s.status.SetText("Not saved, the file was left as it is: " + err.Error())
 	default:
 		s.status.SetText("Not saved: " + err.Error())

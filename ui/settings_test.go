@@ -13,7 +13,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/daemon"
 	"github.com/agatehq/agate/assets"
 	"github.com/agatehq/agate/policy"
 	"github.com/agatehq/agate/sandbox"
@@ -37,7 +38,7 @@ trusted_domains = []
 timeout = "120s" # two minutes
 `
 
-func readConfig(t *testing.T, d *app.Daemon) string {
+func readConfig(t *testing.T, d *daemon.Daemon) string {
 	t.Helper()
 	data, err := os.ReadFile(d.Paths().Config)
 	if err != nil {
@@ -305,7 +306,7 @@ func TestSettingsActivity(t *testing.T) {
 		d := newTestDaemon(t, handConfig)
 		cwd := t.TempDir()
 		for _, c := range []string{"rm -rf build", "ls", "git push"} {
-			if _, err := d.Decide(t.Context(), &app.DecideRequest{Tool: "Bash", Args: map[string]any{"command": c},
+			if _, err := d.Decide(t.Context(), &api.DecideRequest{Tool: "Bash", Args: map[string]any{"command": c},
 				Agent: "claude-code", Session: "s", Cwd: cwd}); err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/audit"
 )
 
 // activityKeep is how many of the newest audit records the tab holds.
@@ -22,8 +22,8 @@ const allFilter = "all"
 // decision and tool; a row opens its details.
 type activityTab struct {
 	s        *Settings
-	records  []app.AuditRecord // newest first
-	shown    []app.AuditRecord // after the filters
+	records  []audit.Record // newest first
+	shown    []audit.Record // after the filters
 	agent    *widget.Select
 	decision *widget.Select
 	tool     *widget.Entry
@@ -69,8 +69,8 @@ func newActivityTab(s *Settings) *activityTab {
 func (t *activityTab) load() {
 	path := t.s.d.Paths().AuditLog()
 	go func() {
-		var recs []app.AuditRecord
-		err := app.ReadAudit(path, func(r *app.AuditRecord) error {
+		var recs []audit.Record
+		err := audit.Read(path, func(r *audit.Record) error {
 			recs = append(recs, *r)
 			if len(recs) > 2*activityKeep {
 				recs = append(recs[:0], recs[len(recs)-activityKeep:]...)
@@ -133,13 +133,13 @@ func (t *activityTab) filter() {
 }
 
 // activityRow is one line of the list.
-func activityRow(r app.AuditRecord) string {
+func activityRow(r audit.Record) string {
 	return fmt.Sprintf("%s  %-5s  %-12s  %-10s  %s  [%s]", r.Time.Local().Format("01-02 15:04:05"), r.Decision,
 		ellipsis(r.Agent, 12), ellipsis(r.Tool, 10), oneLine(r.Subject), r.Event)
 }
 
 // details opens one record.
-func (t *activityTab) details(r app.AuditRecord) {
+func (t *activityTab) details(r audit.Record) {
 	var b strings.Builder
 	field := func(k, v string) {
 		if v != "" {

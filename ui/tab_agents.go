@@ -8,8 +8,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app"
 	"github.com/agatehq/agate/app/hook"
+	"github.com/agatehq/agate/app/hooksettings"
 )
 
 // agentsTab shows, per agent, whether agate's hooks are in its user
@@ -38,11 +38,11 @@ func (t *agentsTab) load() {
 }
 
 func (t *agentsTab) card(agent string) fyne.CanvasObject {
-	file, err := app.HookSettingsPath(agent, "")
+	file, err := hooksettings.Path(agent, "")
 	if err != nil {
 		return widget.NewCard(agent, err.Error(), nil)
 	}
-	st := app.HookStatus(agent, file)
+	st := hooksettings.Status(agent, file)
 	var b strings.Builder
 	switch {
 	case st.Err != nil:
@@ -82,10 +82,10 @@ func (t *agentsTab) card(agent string) fyne.CanvasObject {
 }
 
 func (t *agentsTab) install(agent, file string) {
-	bin, err := app.HookBinary()
+	bin, err := hooksettings.Binary()
 	if err == nil {
-		var edit app.HookEdit
-		edit, err = app.InstallHooks(agent, file, bin, app.HookTimeout(t.s.config().ApprovalTimeout()))
+		var edit hooksettings.Edit
+		edit, err = hooksettings.Install(agent, file, bin, hooksettings.Timeout(t.s.config().ApprovalTimeout()))
 		if err == nil {
 			msg := fmt.Sprintf("Installed agate's %s hooks in %s, running %s.", agent, file, bin)
 			if !edit.Changed {
@@ -103,7 +103,7 @@ func (t *agentsTab) install(agent, file string) {
 }
 
 func (t *agentsTab) uninstall(agent, file string) {
-	edit, err := app.UninstallHooks(agent, file)
+	edit, err := hooksettings.Uninstall(agent, file)
 	switch {
 	case err != nil:
 		t.s.status.SetText("Not uninstalled: " + err.Error())

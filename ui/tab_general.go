@@ -8,7 +8,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/config"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -105,8 +105,8 @@ func (t *generalTab) load(cfg *policy.Config) {
 func (t *generalTab) onMode(label string) {
 	for _, m := range modeOptions {
 		if m.label == label {
-			if t.s.edit(app.SetConfigKey("auto", "mode", m.mode)) == nil && !t.s.loading {
-				app.ForgetPause(t.s.d.Paths())
+			if t.s.edit(config.SetKey("auto", "mode", m.mode)) == nil && !t.s.loading {
+				config.ForgetPause(t.s.d.Paths())
 			}
 		}
 	}
@@ -134,14 +134,14 @@ func (t *generalTab) onAutoApprove() {
 	if list == nil {
 		list = []string{}
 	}
-	t.s.edit(app.SetConfigKey("auto", "auto_approve", list))
+	t.s.edit(config.SetKey("auto", "auto_approve", list))
 }
 
-func (t *generalTab) onAllowYolo(on bool) { t.s.edit(app.SetConfigKey("approvals", "allow_yolo", on)) }
+func (t *generalTab) onAllowYolo(on bool) { t.s.edit(config.SetKey("approvals", "allow_yolo", on)) }
 
 func (t *generalTab) onDaemonDown(v string) {
 	if v != "" {
-		t.s.edit(app.SetConfigKey("hooks", "on_daemon_down", v))
+		t.s.edit(config.SetKey("hooks", "on_daemon_down", v))
 	}
 }
 
@@ -180,5 +180,5 @@ func (t *generalTab) saveTimeout() {
 		t.timeoutCheck.SetText(err.Error())
 		return
 	}
-	t.s.edit(app.SetConfigKey("approvals", "timeout", d))
+	t.s.edit(config.SetKey("approvals", "timeout", d))
 }

@@ -11,7 +11,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/keystore"
 )
 
@@ -58,7 +58,7 @@ func newKeysTab(s *Settings) *keysTab {
 // passphrase-sealed store.
 func (t *keysTab) store() (*keystore.Store, error) {
 	pass := t.passphrase.Text
-	return app.OpenKeyStore(t.s.d.Paths(), func(ctx context.Context, isNew bool) (string, error) {
+	return machine.OpenKeyStore(t.s.d.Paths(), func(ctx context.Context, isNew bool) (string, error) {
 		if pass == "" {
 			return "", fmt.Errorf("%w: type the passphrase in the Keys tab", keystore.ErrLocked)
 		}

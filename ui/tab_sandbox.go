@@ -12,7 +12,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/policy"
 	"github.com/agatehq/agate/sandbox"
 )
@@ -92,18 +93,18 @@ func newSandboxTab(s *Settings) *sandboxTab {
 	t.probing.Hide()
 
 	t.enabled = widget.NewCheck("Run agents' commands in the sandbox ([tools] sandbox)", func(on bool) {
-		t.s.edit(app.SetConfigKey("tools", "sandbox", on))
+		t.s.edit(config.SetKey("tools", "sandbox", on))
 	})
 	t.confineProject = widget.NewCheck("Run the project's own code (make test, pytest) unasked inside the sandbox, headless too; ask only when it needs more ([sandbox] confine_project)", func(on bool) {
-		t.s.edit(app.SetConfigKey("sandbox", "confine_project", on))
+		t.s.edit(config.SetKey("sandbox", "confine_project", on))
 	})
 	t.confineNote = wrapped(fyne.TextStyle{})
 	t.confineNote.Importance = widget.LowImportance
 	t.failClosed = widget.NewCheck("Refuse to run a command when no sandbox works ([sandbox] fail_closed)", func(on bool) {
-		t.s.edit(app.SetConfigKey("sandbox", "fail_closed", on))
+		t.s.edit(config.SetKey("sandbox", "fail_closed", on))
 	})
 	t.launcher = widget.NewSelect(sandbox.LauncherNames, func(l string) {
-		if t.s.edit(app.SetConfigKey("sandbox", "launcher", l)) == nil && !t.s.loading {
+		if t.s.edit(config.SetKey("sandbox", "launcher", l)) == nil && !t.s.loading {
 			t.probe(true)
 		}
 	})
@@ -166,7 +167,7 @@ func (t *sandboxTab) probe(again bool) {
 	if again {
 		t.prober.Invalidate()
 	}
-	o := app.SandboxOptions(t.s.config(), t.s.d.Paths(), "")
+	o := machine.SandboxOptions(t.s.config(), t.s.d.Paths(), "")
 	t.probing.Show()
 	t.probing.Start()
 	go func() {

@@ -6,7 +6,8 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"github.com/agatehq/agate/app"
+	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/daemon"
 	"github.com/agatehq/agate/assets"
 	"github.com/agatehq/agate/policy"
 )
@@ -30,7 +31,7 @@ type trayInput struct {
 }
 
 // readTray reads the tray's state from the daemon and the pause file.
-func readTray(d *app.Daemon) trayInput {
+func readTray(d *daemon.Daemon) trayInput {
 	cfg, err := d.Config()
 	in := trayInput{mode: cfg.Auto.Mode, allowYolo: cfg.Approvals.AllowYolo, pending: len(d.Pending())}
 	if m, perr := policy.ParseMode(cfg.Auto.Mode); perr == nil {
@@ -39,7 +40,7 @@ func readTray(d *app.Daemon) trayInput {
 	if err != nil {
 		in.configErr = err.Error()
 	}
-	if st, paused, perr := app.Paused(d.Paths()); perr == nil && paused {
+	if st, paused, perr := config.Paused(d.Paths()); perr == nil && paused {
 		in.paused, in.pausedWas = true, st.Auto
 	}
 	return in
@@ -155,27 +156,27 @@ func modeLabel(mode string) string {
 // editor, ends a pause (the person chose), and reloads at once so the
 // tray and the next call see it without waiting for the watcher's
 // debounce; the watcher then applies the same file again, a no-op.
-func setMode(d *app.Daemon, mode string) error {
-	if err := app.EditConfig(d.Paths().Config, app.SetConfigKey("auto", "mode", mode)); err != nil {
+func setMode(d *daemon.Daemon, mode string) error {
+	if err := config.EditFile(d.Paths().Config, config.SetKey("auto", "mode", mode)); err != nil {
 		return err
 	}
-	if err := app.ForgetPause(d.Paths()); err != nil {
+	if err := config.ForgetPause(d.Paths()); err != nil {
 		return err
 	}
 	return d.Reload()
 }
 
 // pause puts every agent in plan mode until resume.
-func pause(d *app.Daemon) error {
-	if err := app.Pause(d.Paths(), time.Now()); err != nil {
+func pause(d *daemon.Daemon) error {
+	if err := config.Pause(d.Paths(), time.Now()); err != nil {
 		return err
 	}
 	return d.Reload()
 }
 
 // resume goes back to the modes in force before pause.
-func resume(d *app.Daemon) error {
-	if _, err := app.Resume(d.Paths()); err != nil {
+func resume(d *daemon.Daemon) error {
+	if _, err := config.Resume(d.Paths()); err != nil {
 		return err
 	}
 	return d.Reload()

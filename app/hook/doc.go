@@ -23,7 +23,11 @@
 //
 // Install, Uninstall and Inspect edit and read the agents' settings files
 // (Claude Code's and Gemini CLI's settings.json, Cursor's hooks.json) as
-// bytes, keeping every key agate does not own, in its order.
+// bytes, through github.com/tailscale/hujson's syntax tree: every key
+// agate does not own stays, in its order, and so do the comments and
+// trailing commas of a file that has them (JSON with comments, as Gemini
+// CLI and VS Code allow). What agate adds is plain JSON laid out like the
+// file, so a plain JSON file stays plain JSON.
 //
 // docs/hook-protocols.md records the protocols and where each fact comes
 // from; testdata/hooks holds recorded payloads.

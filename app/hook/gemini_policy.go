@@ -3,6 +3,8 @@ package hook
 import (
 	"bytes"
 	"path/filepath"
+
+	"github.com/tailscale/hujson"
 )
 
 // GeminiPolicyFile is the name of the Gemini CLI policy file agate
@@ -65,22 +67,23 @@ func GeminiHooksOff(settings []byte) string {
 	if err != nil {
 		return ""
 	}
-	raw, ok := s.root.get("hooksConfig")
+	v, ok := get(s.root.object(), "hooksConfig")
 	if !ok {
 		return ""
 	}
-	hc, err := parseObject(raw)
-	if err != nil {
+	hc, ok := v.Value.(*hujson.Object)
+	if !ok {
 		return ""
 	}
-	if en, ok := hc.get("enabled"); ok && string(bytes.TrimSpace(en)) == "false" {
+	if en, ok := get(hc, "enabled"); ok && raw(en) == "false" {
 		return "hooksConfig.enabled is false"
 	}
-	if d, ok := hc.get("disabled"); ok {
-		list, _ := asList(d)
-		for _, item := range list {
-			if string(bytes.TrimSpace(item)) == `"agate"` {
-				return `hooksConfig.disabled lists "agate"`
+	if d, ok := get(hc, "disabled"); ok {
+		if list, ok := d.Value.(*hujson.Array); ok {
+			for _, item := range list.Elements {
+				if raw(&item) == `"agate"` {
+					return `hooksConfig.disabled lists "agate"`
+				}
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -31,12 +33,12 @@ func SandboxBash(input []byte, s Sandbox) ([]byte, error) {
 	if s.Work == "" || !filepath.IsAbs(s.Work) {
 		return nil, fmt.Errorf("sandbox the command: the work folder %q is not an absolute path", s.Work)
 	}
-	o, err := parseObject(input)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox the command: tool_input: %w", err)
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(input, &fields); err != nil {
+		return nil, fmt.Errorf("sandbox the command: tool_input: %w", positionErr(input, err))
 	}
-	cmd, ok := o.getString("command")
-	if !ok {
+	var cmd string
+	if raw, ok := fields["command"]; !ok || json.Unmarshal(raw, &cmd) != nil {
 		return nil, errors.New("sandbox the command: tool_input has no command string")
 	}
 	words := []string{s.Bin, "sandbox"}
@@ -54,8 +56,43 @@ func SandboxBash(input []byte, s Sandbox) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox the command: %w", err)
 	}
-	o.set("command", mustJSON(line))
-	return o.marshal(), nil
+	return replaceMember(input, "command", mustJSON(line))
+}
+
+// replaceMember returns the JSON object data, compacted, with the value
+// of its member key (the last, if it is written twice) replaced by
+// value; every other member stays as written, in its place. The hook
+// binary runs this on each confined call: it splices at the offsets
+// encoding/json reports, and links no JSON editor.
+func replaceMember(data []byte, key string, value []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	start, end := -1, -1
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, positionErr(data, err)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, positionErr(data, err)
+		}
+		if tok == key {
+			end = int(dec.InputOffset())
+			start = end - len(v)
+		}
+	}
+	if start < 0 {
+		return nil, fmt.Errorf("no member %q", key)
+	}
+	var b bytes.Buffer
+	spliced := append(append(append([]byte(nil), data[:start]...), value...), data[end:]...)
+	if err := json.Compact(&b, spliced); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // shellJoin quotes each word for bash (and zsh) and joins them with

@@ -1,12 +1,12 @@
 package hook
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tailscale/hujson"
 )
 
 // Hook is one hook agate installs: an event, and for the agents that have
@@ -25,7 +25,7 @@ type layout struct {
 	hooks   []Hook
 	unit    time.Duration // the unit of the handler's timeout
 	// handler returns a new handler for command.
-	handler func(command string, timeout json.RawMessage) json.RawMessage
+	handler func(command string, timeout []byte) node
 }
 
 func layoutOf(agent string) (*layout, error) {
@@ -46,8 +46,8 @@ func layoutOf(agent string) (*layout, error) {
 				{"SessionEnd", ""},
 			},
 			unit: time.Second,
-			handler: func(c string, t json.RawMessage) json.RawMessage {
-				return newObject("type", "command", "command", c, "timeout", t)
+			handler: func(c string, t []byte) node {
+				return obj("type", lit(mustJSON("command")), "command", lit(mustJSON(c)), "timeout", lit(t))
 			},
 		}, nil
 	case Gemini:
@@ -61,8 +61,8 @@ func layoutOf(agent string) (*layout, error) {
 				{"BeforeAgent", ""},
 			},
 			unit: time.Millisecond,
-			handler: func(c string, t json.RawMessage) json.RawMessage {
-				return newObject("name", "agate", "type", "command", "command", c, "timeout", t)
+			handler: func(c string, t []byte) node {
+				return obj("name", lit(mustJSON("agate")), "type", lit(mustJSON("command")), "command", lit(mustJSON(c)), "timeout", lit(t))
 			},
 		}, nil
 	case Cursor:
@@ -75,8 +75,8 @@ func layoutOf(agent string) (*layout, error) {
 				{"beforeSubmitPrompt", ""},
 			},
 			unit: time.Second,
-			handler: func(c string, t json.RawMessage) json.RawMessage {
-				return newObject("command", c, "timeout", t)
+			handler: func(c string, t []byte) node {
+				return obj("command", lit(mustJSON(c)), "timeout", lit(t))
 			},
 		}, nil
 	}
@@ -90,21 +90,6 @@ func Hooks(agent string) []Hook {
 		return nil
 	}
 	return l.hooks
-}
-
-// newObject builds a compact JSON object from key, value pairs; a
-// json.RawMessage value is written as it is.
-func newObject(kv ...any) json.RawMessage {
-	o := &object{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		k := kv[i].(string)
-		v, ok := kv[i+1].(json.RawMessage)
-		if !ok {
-			v = mustJSON(kv[i+1])
-		}
-		o.set(k, v)
-	}
-	return o.marshal()
 }
 
 // Command returns the command line that runs agate's hook for agent:
@@ -341,106 +326,139 @@ type Entry struct {
 
 // settings is a parsed settings file and its hooks object.
 type settings struct {
-	root  *object
-	hooks *object
+	doc   *jsonDoc
+	root  box
+	hooks *box // nil when the file has none
 }
 
 // parseSettings parses a settings file. Empty data is an empty file.
 func parseSettings(data []byte) (*settings, error) {
-	s := &settings{root: &object{}, hooks: &object{}}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return s, nil
-	}
-	root, err := parseObject(data)
+	d, err := parseJSONDoc(data)
 	if err != nil {
 		return nil, err
 	}
-	s.root = root
-	if raw, ok := root.get("hooks"); ok && !isNull(raw) {
-		h, err := parseObject(raw)
-		if err != nil {
+	s := &settings{doc: d, root: d.rootBox()}
+	if v, ok := get(s.root.object(), "hooks"); ok {
+		if _, ok := v.Value.(*hujson.Object); !ok {
 			return nil, errors.New(`"hooks" is not a JSON object`)
 		}
-		s.hooks = h
+		b := d.boxOf(s.root, v)
+		s.hooks = &b
 	}
 	return s, nil
 }
 
-// handlerFunc looks at one of agate's handlers (matcher is its group's) and
-// says what becomes of it: replaced by a new value, dropped, or (nil,
-// false) left as it is.
-type handlerFunc func(matcher string, h *object) (replace json.RawMessage, drop bool)
+// hooksBox returns the hooks object, adding it when the file has none.
+func (s *settings) hooksBox() box {
+	if s.hooks == nil {
+		s.doc.setMember(s.root, "hooks", obj())
+		v, _ := get(s.root.object(), "hooks")
+		b := s.doc.boxOf(s.root, v)
+		s.hooks = &b
+	}
+	return *s.hooks
+}
 
-// walk calls fn on each of agate's handlers in an event's list and returns
-// the new list and whether it changed. Anything that is not agate's, or
-// that agate cannot read, is kept as it was. A group left with no
-// handlers by fn is removed.
-func (l *layout) walk(agent string, items []json.RawMessage, fn handlerFunc) ([]json.RawMessage, bool) {
-	visit := func(matcher string, raw json.RawMessage) (json.RawMessage, bool, bool) {
-		h, err := parseObject(raw)
-		if err != nil {
-			return raw, false, false
-		}
-		cmd, _ := h.getString("command")
-		if _, ok := ParseCommand(cmd, agent); !ok {
-			return raw, false, false
-		}
-		if !l.grouped {
-			matcher, _ = h.getString("matcher")
-		}
-		repl, drop := fn(matcher, h)
-		switch {
-		case drop:
-			return nil, true, true
-		case repl != nil:
-			return repl, true, false
-		}
-		return raw, false, false
+// events are the keys of the hooks object, each once, in their order.
+func (s *settings) events() []string {
+	if s.hooks == nil {
+		return nil
 	}
-	var out []json.RawMessage
-	changed := false
-	for _, it := range items {
-		if !l.grouped {
-			v, ch, drop := visit("", it)
-			changed = changed || ch
-			if !drop {
-				out = append(out, v)
-			}
-			continue
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range s.hooks.object().Members {
+		if k := m.Name.Value.(hujson.Literal).String(); !seen[k] {
+			seen[k] = true
+			out = append(out, k)
 		}
-		g, err := parseObject(it)
-		if err != nil {
-			out = append(out, it)
-			continue
-		}
-		hraw, _ := g.get("hooks")
-		hs, ok := asList(hraw)
+	}
+	return out
+}
+
+// list returns an event's list of hooks; ok is false when there is none
+// (or null), and isList false when it is something else.
+func (s *settings) list(event string) (b box, ok, isList bool) {
+	if s.hooks == nil {
+		return box{}, false, true
+	}
+	v, ok := get(s.hooks.object(), event)
+	if !ok {
+		return box{}, false, true
+	}
+	if _, isArr := v.Value.(*hujson.Array); !isArr {
+		return box{}, true, false
+	}
+	return s.doc.boxOf(*s.hooks, v), true, true
+}
+
+// handlerFunc looks at one of agate's handlers (matcher is its group's),
+// changes it in place if it must, and says whether it goes.
+type handlerFunc func(matcher string, h box) (drop bool)
+
+// walk calls fn on each of agate's handlers in an event's list, in order,
+// and removes those fn drops. Anything that is not agate's, or that agate
+// cannot read, stays as it was. A group left with no handlers by fn is
+// removed, unless a comment is written in it.
+func (l *layout) walk(d *jsonDoc, agent string, list box, fn handlerFunc) {
+	agates := func(h *hujson.Value) bool {
+		o, ok := h.Value.(*hujson.Object)
 		if !ok {
-			out = append(out, it)
-			continue
+			return false
 		}
-		matcher, _ := g.getString("matcher")
-		var keep []json.RawMessage
-		gChanged := false
-		for _, h := range hs {
-			v, ch, drop := visit(matcher, h)
-			gChanged = gChanged || ch
-			if !drop {
-				keep = append(keep, v)
+		cmd, _ := getString(o, "command")
+		_, ok = ParseCommand(cmd, agent)
+		return ok
+	}
+	// handlers walks one list of handlers and returns whether it dropped one.
+	handlers := func(b box, matcher string) bool {
+		a := b.array()
+		var drop []int
+		for i := range a.Elements {
+			h := &a.Elements[i]
+			if !agates(h) {
+				continue
+			}
+			m := matcher
+			if !l.grouped {
+				m, _ = getString(h.Value.(*hujson.Object), "matcher")
+			}
+			if fn(m, d.boxOf(b, h)) {
+				drop = append(drop, i)
 			}
 		}
-		if !gChanged {
-			out = append(out, it)
+		for k := len(drop) - 1; k >= 0; k-- {
+			d.remove(b, drop[k])
+		}
+		return len(drop) > 0
+	}
+	if !l.grouped {
+		handlers(list, "")
+		return
+	}
+	a := list.array()
+	var empty []int
+	for i := range a.Elements {
+		g, ok := a.Elements[i].Value.(*hujson.Object)
+		if !ok {
 			continue
 		}
-		changed = true
-		if len(keep) == 0 {
-			continue // the group held only agate's hooks
+		hv, ok := get(g, "hooks")
+		if !ok {
+			continue
 		}
-		g.set("hooks", marshalList(keep))
-		out = append(out, g.marshal())
+		if _, ok := hv.Value.(*hujson.Array); !ok {
+			continue
+		}
+		gb := d.boxOf(list, &a.Elements[i])
+		matcher, _ := getString(g, "matcher")
+		hb := d.boxOf(gb, hv)
+		if handlers(hb, matcher) && len(hb.array().Elements) == 0 && !holdsComment(&a.Elements[i]) {
+			empty = append(empty, i) // the group held only agate's hooks
+		}
 	}
-	return out, changed
+	for k := len(empty) - 1; k >= 0; k-- {
+		d.remove(list, empty[k])
+	}
 }
 
 // matchesAll reports whether a matcher picks every tool, in the agents'
@@ -450,7 +468,7 @@ func matchesAll(m string) bool { return m == "" || m == "*" || m == ".*" }
 func sameMatcher(a, b string) bool { return a == b || matchesAll(a) && matchesAll(b) }
 
 // timeoutValue is timeout in the agent's unit, rounded up, as JSON.
-func (l *layout) timeoutValue(timeout time.Duration) json.RawMessage {
+func (l *layout) timeoutValue(timeout time.Duration) []byte {
 	n := (timeout + l.unit - 1) / l.unit
 	return mustJSON(int64(n))
 }
@@ -459,11 +477,13 @@ func (l *layout) timeoutValue(timeout time.Duration) json.RawMessage {
 // it, each running command and waiting up to timeout; changed is false
 // (and out is data) when they were all there already.
 //
-// Everything else in the file stays, in its order: other keys, other
-// hooks on the same events. An agate hook already there is updated in
-// place (a new path, a new timeout); a second one on the same event is
-// removed. The file is re-indented with its own indentation. Data that is
-// not a JSON object is an error that says where, and nothing is returned.
+// Everything else in the file stays as it was, byte for byte: other keys,
+// other hooks on the same events, the comments of a settings file that
+// has them. An agate hook already there is updated in place (a new path,
+// a new timeout); a second one on the same event is removed. What is
+// added is laid out in the file's own indentation, and is plain JSON.
+// Data that is not a JSON object is an error that says where, and nothing
+// is returned.
 func Install(agent string, data []byte, command string, timeout time.Duration) (out []byte, changed bool, err error) {
 	l, err := layoutOf(agent)
 	if err != nil {
@@ -479,67 +499,67 @@ func Install(agent string, data []byte, command string, timeout time.Duration) (
 	if err != nil {
 		return nil, false, err
 	}
+	d := s.doc
 	tv := l.timeoutValue(timeout)
 	for _, hk := range l.hooks {
-		var items []json.RawMessage
-		if raw, ok := s.hooks.get(hk.Event); ok && !isNull(raw) {
-			if items, ok = asList(raw); !ok {
-				return nil, false, fmt.Errorf("hooks.%s is not a list", hk.Event)
-			}
+		list, ok, isList := s.list(hk.Event)
+		if !isList {
+			return nil, false, fmt.Errorf("hooks.%s is not a list", hk.Event)
 		}
+		before := d.edits
 		found := false
-		list, ch := l.walk(agent, items, func(matcher string, h *object) (json.RawMessage, bool) {
-			if found || !sameMatcher(matcher, hk.Matcher) {
-				return nil, true // a duplicate, or agate's hook with another matcher
-			}
-			found = true
-			upd := false
-			if c, _ := h.getString("command"); c != command {
-				h.set("command", mustJSON(command))
-				upd = true
-			}
-			if t, ok := h.get("timeout"); !ok || !bytes.Equal(bytes.TrimSpace(t), tv) {
-				h.set("timeout", tv)
-				upd = true
-			}
-			if upd {
-				return h.marshal(), false
-			}
-			return nil, false
-		})
+		if ok {
+			l.walk(d, agent, list, func(matcher string, h box) bool {
+				if found || !sameMatcher(matcher, hk.Matcher) {
+					return true // a duplicate, or agate's hook with another matcher
+				}
+				found = true
+				if c, _ := getString(h.object(), "command"); c != command {
+					d.setMember(h, "command", lit(mustJSON(command)))
+				}
+				if t, ok := get(h.object(), "timeout"); !ok || raw(t) != string(tv) {
+					d.setMember(h, "timeout", lit(tv))
+				}
+				return false
+			})
+		}
 		if !found {
 			entry := l.handler(command, tv)
 			if l.grouped {
 				if hk.Matcher != "" {
-					entry = newObject("matcher", hk.Matcher, "hooks", marshalList([]json.RawMessage{entry}))
+					entry = obj("matcher", lit(mustJSON(hk.Matcher)), "hooks", arr(entry))
 				} else {
-					entry = newObject("hooks", marshalList([]json.RawMessage{entry}))
+					entry = obj("hooks", arr(entry))
 				}
 			}
-			list = append(list, entry)
-			ch = true
+			if ok {
+				d.appendElement(list, entry)
+			} else {
+				d.setMember(s.hooksBox(), hk.Event, arr(entry))
+			}
 		}
-		if ch {
-			changed = true
-			s.hooks.set(hk.Event, marshalList(list))
+		if d.edits > before {
+			d.dedupe(*s.hooks, hk.Event)
 		}
 	}
-	if !changed {
+	if d.edits == 0 {
 		return data, false, nil
 	}
 	if agent == Cursor {
-		if _, ok := s.root.get("version"); !ok {
-			s.root.setFirst("version", mustJSON(1))
+		if len(indices(s.root.object(), "version")) == 0 {
+			d.addMember(s.root, "version", lit(mustJSON(1)), true)
 		}
 	}
-	s.root.set("hooks", s.hooks.marshal())
-	return formatFile(s.root.marshal(), data), true, nil
+	d.dedupe(s.root, "hooks")
+	out, err = d.bytes()
+	return out, err == nil, err
 }
 
 // Uninstall returns the settings file data without agate's hooks for
 // agent, on any event; changed is false (and out is data) when there were
 // none. Matcher groups, events and the hooks object that held only
-// agate's hooks go too; everything else stays, in its order.
+// agate's hooks go too (unless a comment is written in them); everything
+// else stays as it was, comments included.
 func Uninstall(agent string, data []byte) (out []byte, changed bool, err error) {
 	l, err := layoutOf(agent)
 	if err != nil {
@@ -549,36 +569,33 @@ func Uninstall(agent string, data []byte) (out []byte, changed bool, err error) 
 	if err != nil {
 		return nil, false, err
 	}
-	events := make([]string, 0, s.hooks.len())
-	for _, m := range s.hooks.members {
-		events = append(events, m.key)
-	}
-	for _, ev := range events {
-		raw, _ := s.hooks.get(ev)
-		items, ok := asList(raw)
-		if !ok {
+	d := s.doc
+	for _, ev := range s.events() {
+		list, ok, isList := s.list(ev)
+		if !ok || !isList {
 			continue
 		}
-		list, ch := l.walk(agent, items, func(string, *object) (json.RawMessage, bool) { return nil, true })
-		if !ch {
+		before := d.edits
+		l.walk(d, agent, list, func(string, box) bool { return true })
+		if d.edits == before {
 			continue
 		}
-		changed = true
-		if len(list) == 0 {
-			s.hooks.del(ev)
+		if len(list.array().Elements) == 0 && !holdsComment(list.v) {
+			d.removeMember(*s.hooks, ev)
 		} else {
-			s.hooks.set(ev, marshalList(list))
+			d.dedupe(*s.hooks, ev)
 		}
 	}
-	if !changed {
+	if d.edits == 0 {
 		return data, false, nil
 	}
-	if s.hooks.len() == 0 {
-		s.root.del("hooks")
+	if len(s.hooks.object().Members) == 0 && !holdsComment(s.hooks.v) {
+		d.removeMember(s.root, "hooks")
 	} else {
-		s.root.set("hooks", s.hooks.marshal())
+		d.dedupe(s.root, "hooks")
 	}
-	return formatFile(s.root.marshal(), data), true, nil
+	out, err = d.bytes()
+	return out, err == nil, err
 }
 
 // Inspect lists agate's hooks for agent in a settings file, in the file's
@@ -593,20 +610,20 @@ func Inspect(agent string, data []byte) ([]Entry, error) {
 		return nil, err
 	}
 	var entries []Entry
-	for _, m := range s.hooks.members {
-		items, ok := asList(m.value)
-		if !ok {
+	for _, ev := range s.events() {
+		list, ok, isList := s.list(ev)
+		if !ok || !isList {
 			continue
 		}
-		l.walk(agent, items, func(matcher string, h *object) (json.RawMessage, bool) {
-			e := Entry{Event: m.key, Matcher: matcher}
-			e.Command, _ = h.getString("command")
+		l.walk(s.doc, agent, list, func(matcher string, h box) bool {
+			e := Entry{Event: ev, Matcher: matcher}
+			e.Command, _ = getString(h.object(), "command")
 			e.Bin, _ = ParseCommand(e.Command, agent)
-			if t, ok := h.get("timeout"); ok {
-				e.Timeout = string(bytes.TrimSpace(t))
+			if t, ok := get(h.object(), "timeout"); ok {
+				e.Timeout = raw(t)
 			}
 			entries = append(entries, e)
-			return nil, false
+			return false
 		})
 	}
 	return entries, nil

@@ -1,10 +1,15 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tailscale/hujson"
 )
 
 const (
@@ -21,16 +26,16 @@ func mustCommand(t *testing.T, bin, agent string) string {
 	return c
 }
 
-// keysOf returns an object's keys in order.
+// keysOf returns an object's keys in order, as written.
 func keysOf(t *testing.T, data []byte) []string {
 	t.Helper()
-	o, err := parseObject(data)
+	v, err := hujson.Parse(data)
 	if err != nil {
 		t.Fatalf("%s: %v", data, err)
 	}
 	var keys []string
-	for _, m := range o.members {
-		keys = append(keys, m.key)
+	for _, m := range v.Value.(*hujson.Object).Members {
+		keys = append(keys, m.Name.Value.(hujson.Literal).String())
 	}
 	return keys
 }
@@ -38,11 +43,12 @@ func keysOf(t *testing.T, data []byte) []string {
 // compact returns data without insignificant whitespace.
 func compact(t *testing.T, data []byte) string {
 	t.Helper()
-	o, err := parseObject(data)
+	v, err := hujson.Parse(data)
 	if err != nil {
 		t.Fatalf("%s: %v", data, err)
 	}
-	return string(o.marshal())
+	v.Minimize()
+	return string(v.Pack())
 }
 
 // claudeSettings is a user's settings file with keys before and after
@@ -144,9 +150,11 @@ func TestHookInstallReplaces(t *testing.T) {
 		t.Fatalf("PreToolUse entries %+v, want one, updated in place", pre)
 	}
 	wantPre := `[{"matcher":"","hooks":[{"type":"command","command":"/usr/local/bin/agate-cli hook claude-code","timeout":135,"statusMessage":"agate"},{"type":"command","command":"lint.sh"}]}]`
-	s, _ := parseSettings(out)
-	got, _ := s.hooks.get("PreToolUse")
-	if c, _ := json.Marshal(json.RawMessage(got)); string(c) != wantPre {
+	var file struct{ Hooks map[string]json.RawMessage }
+	if err := json.Unmarshal(out, &file); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := json.Marshal(file.Hooks["PreToolUse"]); string(c) != wantPre {
 		t.Errorf("PreToolUse:\n got %s\nwant %s", c, wantPre)
 	}
 }
@@ -244,9 +252,8 @@ func TestHookSettingsErrors(t *testing.T) {
 		name, in, want string
 	}{
 		{"syntax", "{\n  \"model\": \"opus\",\n  \"hooks\": {,}\n}", "line 3, column 13"},
-		{"trailing comma", "{\"a\": 1,}", "line 1, column"},
 		{"truncated", "{\"a\": [1, 2", "line 1, column"},
-		{"comment", "{\n// mine\n\"a\": 1}", "line 2, column"},
+		{"unclosed comment", "{\n/* mine\n\"a\": 1}", "line 2, column"},
 		{"not an object", `["hooks"]`, "not a JSON object"},
 		{"two objects", `{} {}`, "line 1, column 4"},
 		{"hooks not an object", `{"hooks":[]}`, `"hooks" is not a JSON object`},
@@ -412,4 +419,189 @@ func TestHookCommandWith(t *testing.T) {
 	if _, err := CommandWith("/usr/bin/agate-hook", Gemini, CommandOptions{Socket: "run/agate.sock"}); err == nil {
 		t.Error("a relative socket: no error")
 	}
+}
+
+// commentsOf lists the comments of a JSON-with-comments document, as
+// written.
+func commentsOf(t *testing.T, data []byte) []string {
+	t.Helper()
+	v, err := hujson.Parse(data)
+	if err != nil {
+		t.Fatalf("%s: %v", data, err)
+	}
+	var out []string
+	scan := func(b hujson.Extra) {
+		for i := 0; i < len(b); {
+			switch {
+			case bytes.HasPrefix(b[i:], []byte("//")):
+				j := bytes.IndexByte(b[i:], '\n')
+				if j < 0 {
+					j = len(b) - i - 1
+				}
+				out = append(out, string(b[i:i+j+1]))
+				i += j + 1
+			case bytes.HasPrefix(b[i:], []byte("/*")):
+				j := bytes.Index(b[i+2:], []byte("*/"))
+				out = append(out, string(b[i:i+2+j+2]))
+				i += j + 4
+			default:
+				i++
+			}
+		}
+	}
+	for x := range v.All() {
+		scan(x.BeforeExtra)
+		scan(x.AfterExtra)
+		switch c := x.Value.(type) {
+		case *hujson.Object:
+			scan(c.AfterExtra)
+		case *hujson.Array:
+			scan(c.AfterExtra)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// geminiCommented is a Gemini CLI settings file as a person keeps it:
+// line and block comments, trailing commas, another tool's hook.
+const geminiCommented = `{
+  // Gemini CLI settings: JSON with comments.
+  "general": {"vimMode": true}, // vim, always
+  /* the hooks I run */
+  "hooks": {
+    "BeforeTool": [
+      {"matcher": "write_file", "hooks": [{"name": "fmt", "type": "command", "command": "fmt.sh"}]}, // format first
+    ],
+  },
+  "ui": {
+    "theme": "GitHub", // light
+  },
+}
+`
+
+// TestHookSettingsKeepComments: in a settings file with comments and
+// trailing commas, Install adds agate's hooks and changes nothing else:
+// every comment is still there, in its place, the lists that end with a
+// trailing comma still do, and Uninstall gives the file back byte for
+// byte.
+func TestHookSettingsKeepComments(t *testing.T) {
+	cmd := mustCommand(t, binA, Gemini)
+	out, changed, err := Install(Gemini, []byte(geminiCommented), cmd, 135*time.Second)
+	if err != nil || !changed {
+		t.Fatalf("install: changed %v, err %v", changed, err)
+	}
+	if got, want := commentsOf(t, out), commentsOf(t, []byte(geminiCommented)); !reflect.DeepEqual(got, want) {
+		t.Errorf("comments\n got %q\nwant %q\n%s", got, want, out)
+	}
+	for _, line := range []string{
+		"  // Gemini CLI settings: JSON with comments.\n",
+		`  "general": {"vimMode": true}, // vim, always` + "\n",
+		"  /* the hooks I run */\n",
+		`      {"matcher": "write_file", "hooks": [{"name": "fmt", "type": "command", "command": "fmt.sh"}]}, // format first` + "\n",
+		`    "theme": "GitHub", // light` + "\n",
+	} {
+		if !strings.Contains(string(out), line) {
+			t.Errorf("the line %q is gone:\n%s", line, out)
+		}
+	}
+	if !strings.Contains(string(out), "        ]\n      },\n    ],\n") {
+		t.Errorf("BeforeTool's list lost its trailing comma:\n%s", out)
+	}
+	entries, err := Inspect(Gemini, out)
+	if err != nil || len(entries) != len(Hooks(Gemini)) {
+		t.Fatalf("inspect: %+v, %v", entries, err)
+	}
+	std, err := hujson.Standardize(bytes.Clone(out))
+	if err != nil || !json.Valid(std) {
+		t.Fatalf("the result is not JSON with comments: %v\n%s", err, out)
+	}
+	if again, changed, err := Install(Gemini, out, cmd, 135*time.Second); err != nil || changed || string(again) != string(out) {
+		t.Errorf("second install: changed %v, err %v", changed, err)
+	}
+	back, changed, err := Uninstall(Gemini, out)
+	if err != nil || !changed || string(back) != geminiCommented {
+		t.Errorf("uninstall: changed %v, err %v:\n%s\nwant the original:\n%s", changed, err, back, geminiCommented)
+	}
+	if off := GeminiHooksOff([]byte(strings.Replace(geminiCommented, `"ui"`, `"hooksConfig": {"enabled": false, /* for now */}, "ui"`, 1))); off == "" {
+		t.Error("GeminiHooksOff does not read a file with comments")
+	}
+}
+
+// TestHookStrictStaysStrict: a plain JSON file (Claude Code's settings,
+// read with JSON.parse) stays plain JSON: no comment, no trailing comma;
+// the lines agate does not edit are left as they were, and Uninstall
+// gives the file back byte for byte.
+func TestHookStrictStaysStrict(t *testing.T) {
+	for _, c := range []struct{ agent, in string }{
+		{ClaudeCode, claudeSettings},
+		{ClaudeCode, "{}\n"},
+		{ClaudeCode, "{\n\t\"model\": \"opus\",\n\t\"hooks\": {\"Notification\": []}\n}\n"},
+		{ClaudeCode, "{\r\n  \"model\": \"opus\"\r\n}\r\n"},
+		{Gemini, `{"general":{"vimMode":true},"hooks":{"BeforeTool":[{"matcher":"write_file","hooks":[{"name":"fmt","type":"command","command":"fmt.sh"}]}]}}` + "\n"},
+	} {
+		out, changed, err := Install(c.agent, []byte(c.in), mustCommand(t, binA, c.agent), time.Minute)
+		if err != nil || !changed {
+			t.Fatalf("%q: changed %v, err %v", c.in, changed, err)
+		}
+		if !json.Valid(out) {
+			t.Errorf("%q gave a file that is not plain JSON:\n%s", c.in, out)
+		}
+		if v, err := hujson.Parse(out); err != nil || !v.IsStandard() {
+			t.Errorf("%q gave comments or trailing commas:\n%s", c.in, out)
+		}
+		if strings.Contains(c.in, "\r\n") && strings.Count(string(out), "\n") != strings.Count(string(out), "\r\n") {
+			t.Errorf("%q: line endings mixed:\n%q", c.in, out)
+		}
+		back, _, err := Uninstall(c.agent, out)
+		if err != nil || string(back) != c.in {
+			t.Errorf("uninstall of %q: %v\n%q", c.in, err, back)
+		}
+	}
+	out, _, _ := Install(ClaudeCode, []byte(claudeSettings), mustCommand(t, binA, ClaudeCode), time.Minute)
+	for _, line := range []string{
+		"{\n    \"model\": \"opus\",\n    \"permissions\": {\"allow\": [\"Bash(npm test)\"], \"deny\": []},\n    \"hooks\": {\n",
+		`        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}, {"hooks": [`,
+		`            {"matcher": "Bash", "hooks": [{"type": "command", "command": "/home/me/bin/audit.sh", "timeout": 5}]},` + "\n",
+		"    },\n    \"env\": {\"FOO\": \"bar\"},\n    \"alwaysThinkingEnabled\": true\n}\n",
+	} {
+		if !strings.Contains(string(out), line) {
+			t.Errorf("not kept as it was: %q\n%s", line, out)
+		}
+	}
+}
+
+// FuzzHookSettingsKeepComments: whatever the settings file, Install and
+// Uninstall keep every comment in it, and never make a plain JSON file
+// anything else.
+func FuzzHookSettingsKeepComments(f *testing.F) {
+	for _, s := range []string{geminiCommented, claudeSettings, "{}", "{/*a*/}", "{\"hooks\": { // h\n}}",
+		"{\"hooks\":{\"BeforeTool\":[ /* x */ ]}, // y\n}", "[1,]", "{\"a\":1,}\r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := hujson.Parse(data)
+		if err != nil {
+			return
+		}
+		for _, agent := range Agents() {
+			out, changed, err := Install(agent, data, "/usr/bin/agate hook "+agent, time.Minute)
+			if err != nil || !changed {
+				continue
+			}
+			if got, want := commentsOf(t, out), commentsOf(t, data); !reflect.DeepEqual(got, want) {
+				t.Fatalf("install: comments\n got %q\nwant %q\nin\n%s", got, want, out)
+			}
+			if v.IsStandard() && !json.Valid(out) {
+				t.Fatalf("install made plain JSON into something else:\n%s\nfrom\n%s", out, data)
+			}
+			back, _, err := Uninstall(agent, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := commentsOf(t, back), commentsOf(t, data); !reflect.DeepEqual(got, want) {
+				t.Fatalf("uninstall: comments\n got %q\nwant %q\nin\n%s", got, want, back)
+			}
+		}
+	})
 }

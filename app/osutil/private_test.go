@@ -4,6 +4,7 @@ package osutil
 
 import (
 	"errors"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -141,5 +142,25 @@ func TestPeerCred(t *testing.T) {
 	cr, err := PeerCred(c)
 	if err != nil || cr.UID != os.Getuid() || cr.PID != os.Getpid() {
 		t.Fatalf("client side: %+v %v", cr, err)
+	}
+}
+
+func TestReadPrivate(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "state")
+	if err := MakeDir(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, []byte("mine"), 0o600)
+	if b, err := ReadPrivate(file, 100); err != nil || string(b) != "mine" {
+		t.Fatalf("a private folder: %q, %v", b, err)
+	}
+	if _, err := ReadPrivate(filepath.Join(root, "none", "f"), 100); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing folder: %v, want a missing file", err)
+	}
+	os.Chmod(dir, 0o777)
+	if b, err := ReadPrivate(file, 100); !errors.Is(err, ErrNotPrivate) || b != nil {
+		t.Errorf("a folder anyone can change: %q, %v, want it not read", b, err)
 	}
 }

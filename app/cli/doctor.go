@@ -1,0 +1,338 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/grants"
+	"github.com/agatehq/agate/app/hook"
+	"github.com/agatehq/agate/app/hooksettings"
+	"github.com/agatehq/agate/app/machine"
+	"github.com/agatehq/agate/keystore"
+	"github.com/agatehq/agate/policy"
+	"github.com/agatehq/agate/sandbox"
+)
+
+func init() {
+	register(&command{
+		name:    "doctor",
+		args:    "[--json]",
+		summary: "check the setup: config, daemon, sandbox (a real probe), keychain, secrets, leaked keys, hooks",
+		run:     cmdDoctor,
+	})
+}
+
+// Report is what `agate doctor` found. The settings panel shows the same.
+type Report struct {
+	Config      string              `json:"config"`
+	ConfigError string              `json:"config_error,omitempty"`
+	Daemon      string              `json:"daemon"` // "running (pid N)" or why not
+	Sandbox     sandbox.Diagnostics `json:"sandbox"`
+	Keychain    KeychainReport      `json:"keychain"`
+	Unset       []string            `json:"secrets_unset"` // referenced secrets that read as unset, with why
+	Leaked      []keystore.Leak     `json:"leaked"`        // keys seen in an agent's arguments, not rotated since
+	Hooks       []HookReport        `json:"hooks"`
+	Confine     ConfineReport       `json:"confine_project"`
+	Grants      []GrantReport       `json:"grants"`
+	Problems    []string            `json:"problems"`
+	Checked     time.Time           `json:"checked"`
+}
+
+// KeychainReport is the key store's state.
+type KeychainReport struct {
+	Store   string `json:"store"`
+	Backend string `json:"backend"` // "keychain", "passphrase", or "" before the first key
+	Keys    int    `json:"keys"`
+	Health  string `json:"health"`
+	// NoSessionBus is true when the keychain is out of reach for want of
+	// a D-Bus session bus (Linux, the BSDs).
+	NoSessionBus bool `json:"no_session_bus,omitempty"`
+}
+
+// ConfineReport is the state of [sandbox] confine_project: whether the
+// project's own code may run unasked in the sandbox, and whether it can.
+type ConfineReport struct {
+	On    bool   `json:"on"`
+	Works bool   `json:"works"` // on, and the sandbox works here
+	State string `json:"state"` // in words
+}
+
+// GrantReport is one saved grant.
+type GrantReport struct {
+	Agent string `json:"agent"`
+	Grant string `json:"grant"`
+	Broad bool   `json:"broad"` // a risk-set grant: it covers more than what a person looked at
+}
+
+// HookReport is one agent's hooks.
+type HookReport struct {
+	Agent     string `json:"agent"`
+	File      string `json:"file"`
+	Installed bool   `json:"installed"`
+	Problem   string `json:"problem,omitempty"`
+}
+
+// Doctor checks the setup. It changes nothing: the config is read, not
+// written; the key store is opened, not unlocked, unless a reference
+// needs it.
+func Doctor(ctx context.Context, p api.Paths) *Report {
+	r := &Report{Config: p.Config, Checked: time.Now(), Unset: []string{}, Leaked: []keystore.Leak{}, Problems: []string{}}
+	problem := func(format string, args ...any) { r.Problems = append(r.Problems, fmt.Sprintf(format, args...)) }
+
+	cfg, err := config.Read(p)
+	if err != nil {
+		r.ConfigError = err.Error()
+		cfg = policy.DefaultConfig()
+	}
+	if r.ConfigError != "" {
+		problem("the config is broken (the daemon keeps its last good policy): %s", firstLine(r.ConfigError))
+	}
+
+	sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	st, err := (&api.Client{Socket: p.Socket}).Status(sctx)
+	cancel()
+	switch {
+	case err == nil:
+		r.Daemon = fmt.Sprintf("running (pid %d, %s, socket %s)", st.PID, st.Mode, st.Socket)
+	case errors.Is(err, api.ErrDaemonDown):
+		r.Daemon = "not running: start it with `agate` or `agate serve`"
+		problem("the daemon is not running: hooks block every call until it is")
+	default:
+		r.Daemon = "not answering: " + err.Error()
+		problem("the daemon does not answer: %v", err)
+	}
+
+	o := machine.SandboxOptions(cfg, p, os.TempDir())
+	pctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	r.Sandbox = sandbox.Probe(pctx, o)
+	cancel()
+	if r.Sandbox.Enabled && !r.Sandbox.Available {
+		msg := "the sandbox is on but no launcher works: " + r.Sandbox.Reason
+		switch {
+		case r.Sandbox.Fix != "":
+			msg += "; to change: " + r.Sandbox.Fix
+		case r.Sandbox.Install != "":
+			msg += " (" + r.Sandbox.Install + ")"
+		}
+		problem("%s", msg)
+	}
+
+	r.Confine = ConfineReport{On: cfg.Sandbox.ConfineProject, Works: cfg.Sandbox.ConfineProject && r.Sandbox.Available}
+	switch {
+	case r.Confine.Works:
+		r.Confine.State = "on: the project's own code (make test, pytest) runs unasked in the sandbox, for Claude Code's Bash"
+	case r.Confine.On:
+		r.Confine.State = "on, but the sandbox does not work here, so the project's own code asks as when it is off"
+		problem("[sandbox] confine_project is on but the sandbox does not work: %s", r.Sandbox.Reason)
+	default:
+		r.Confine.State = "off: the project's own code runs unasked only with a person to ask " +
+			"(switch it on in the Sandbox tab, or [sandbox] confine_project = true)"
+	}
+
+	r.Grants = []GrantReport{}
+	if gs, err := grants.Load(p.Grants); err != nil {
+		problem("the saved grants: %v", err)
+	} else {
+		for _, agent := range gs.Agents() {
+			for _, g := range gs.For(agent) {
+				r.Grants = append(r.Grants, GrantReport{Agent: agent, Grant: g.String(), Broad: g.Broad()})
+				if g.Broad() {
+					problem("the saved grant %q for %s is broad: it covers every call with those risks, not the command a person "+
+						"looked at (it never covers a program agate does not know). To narrow it, revoke it "+
+						"(`agate grants revoke %s %q`, or in the Grants tab) and answer the next prompt: the popup remembers what it shows",
+						g.String(), agent, agent, g.String())
+				}
+			}
+		}
+	}
+
+	r.Keychain = keychainReport(ctx, p)
+	if r.Keychain.NoSessionBus && r.Keychain.Backend == "keychain" {
+		problem("the key store's master key is in the OS keychain, which cannot be reached without a D-Bus session bus: " +
+			"run agate in the desktop session (or set DBUS_SESSION_BUS_ADDRESS to its bus), " +
+			"or there move the key with `agate keys backend --migrate passphrase`")
+	}
+	store, _ := keystore.Open(p.KeyStore(), &keystore.Keychain{}, &keystore.Passphrase{Ask: keystore.EnvPrompt(nil)})
+	res := keystore.NewResolver(store, cfg.Secrets.VaultEnv)
+	for _, name := range sortedNames(cfg.Secrets.Env) {
+		ref := cfg.Secrets.Env[name]
+		if _, ok, err := res.Resolve(ctx, ref); !ok {
+			why := "not configured"
+			if err != nil {
+				why = err.Error()
+			}
+			r.Unset = append(r.Unset, fmt.Sprintf("%s (%s): %s", name, ref, why))
+			problem("the secret %s is referenced but unset: %s", name, why)
+		} else if w, _ := keystore.CheckField(ref, false); w != "" {
+			problem("%s: %s", name, w)
+		}
+	}
+	leaks, err := keystore.PendingLeaks(p.State)
+	if err != nil {
+		problem("the leak record: %v", err)
+	}
+	for _, l := range leaks {
+		r.Leaked = append(r.Leaked, l)
+		problem("%s appeared in an agent's arguments (%d times, last %s): rotate it, then `agate keys set` the new one",
+			l.Name, l.Count, l.Last.Local().Format(time.DateTime))
+	}
+
+	for _, agent := range hook.Agents() {
+		file, err := hooksettings.Path(agent, "")
+		if err != nil {
+			continue
+		}
+		hs := hooksettings.Status(agent, file)
+		hr := HookReport{Agent: agent, File: file, Installed: hs.Installed()}
+		switch {
+		case hs.Err != nil:
+			hr.Problem = hs.Err.Error()
+		case !hs.Exists || len(hs.Entries) == 0:
+			hr.Problem = "not installed (agate hooks install " + agent + ")"
+		case len(hs.Missing) > 0:
+			hr.Problem = fmt.Sprintf("partly installed: %d hooks missing (agate hooks install %s)", len(hs.Missing), agent)
+		}
+		for _, e := range hs.Entries {
+			if e.BinProblem != "" {
+				hr.Problem = "the hook runs " + e.Bin + ": " + e.BinProblem
+				hr.Installed = false
+				problem("the %s hook cannot run: %s", agent, e.BinProblem)
+			}
+		}
+		r.Hooks = append(r.Hooks, hr)
+	}
+	return r
+}
+
+// keychainReport says which backend keeps the master key and whether it
+// answers, without unlocking anything.
+func keychainReport(ctx context.Context, p api.Paths) KeychainReport {
+	kr := KeychainReport{Store: p.KeyStore()}
+	store, err := keystore.Open(p.KeyStore(), &keystore.Keychain{}, &keystore.Passphrase{Ask: keystore.EnvPrompt(nil)})
+	if err != nil {
+		kr.Health = "the store cannot be read: " + err.Error()
+		return kr
+	}
+	kr.Backend = store.Backend()
+	names, err := store.Names()
+	if err != nil {
+		kr.Health = "the store cannot be read: " + err.Error()
+		return kr
+	}
+	kr.Keys = len(names)
+	kctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, kerr := (&keystore.Keychain{}).Get(kctx, nil)
+	switch {
+	case kerr == nil || errors.Is(kerr, keystore.ErrNotFound):
+		kr.Health = "the OS keychain answers"
+	case errors.Is(kerr, keystore.ErrNoSessionBus):
+		kr.NoSessionBus = true
+		kr.Health = "no OS keychain here: there is no D-Bus session bus (a server, an SSH login, cron), " +
+			"and agate starts none; keys use the passphrase (AGATE_PASSPHRASE or a prompt). " +
+			"For the keychain, run agate in the desktop session, or set DBUS_SESSION_BUS_ADDRESS to its bus"
+	default:
+		kr.Health = "the OS keychain does not answer (" + kerr.Error() + "): keys use the passphrase (AGATE_PASSPHRASE or a prompt)"
+	}
+	return kr
+}
+
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " (and more)"
+	}
+	return s
+}
+
+func cmdDoctor(ctx context.Context, e *Env, args []string) error {
+	fs := newFlags(e, "doctor")
+	var cf configFlags
+	cf.add(fs)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	paths, err := cf.paths()
+	if err != nil {
+		return usageErr(err)
+	}
+	r := Doctor(ctx, paths)
+	if *asJSON {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		fmt.Fprintf(e.Stdout, "%s\n", b)
+	} else {
+		r.print(e.Stdout)
+	}
+	if len(r.Problems) > 0 {
+		return &exitError{code: exitFailure, err: errSilent}
+	}
+	return nil
+}
+
+func (r *Report) print(w io.Writer) {
+	fmt.Fprintf(w, "config:    %s", r.Config)
+	if r.ConfigError != "" {
+		fmt.Fprintf(w, "\n  BROKEN: %s", strings.ReplaceAll(r.ConfigError, "\n", "\n          "))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "daemon:    %s\n", r.Daemon)
+	s := r.Sandbox
+	fmt.Fprintf(w, "sandbox:   enabled=%v launcher=%s available=%v network_isolation=%v fail_closed=%v\n", s.Enabled, s.Launcher, s.Available, s.NetworkIsolation, s.FailClosed)
+	fmt.Fprintf(w, "           %s", s.Reason)
+	if s.Version != "" {
+		fmt.Fprintf(w, " (%s)", s.Version)
+	}
+	fmt.Fprintln(w)
+	if s.Install != "" {
+		fmt.Fprintf(w, "           to install: %s\n", s.Install)
+	}
+	if s.Fix != "" {
+		fmt.Fprintf(w, "           to change: %s\n", s.Fix)
+	}
+	backend := r.Keychain.Backend
+	if backend == "" {
+		backend = "none yet (no key stored)"
+	}
+	fmt.Fprintf(w, "keys:      %d in %s, master key: %s; %s\n", r.Keychain.Keys, r.Keychain.Store, backend, r.Keychain.Health)
+	fmt.Fprintf(w, "confine:   %s\n", r.Confine.State)
+	broad := 0
+	for _, g := range r.Grants {
+		if g.Broad {
+			broad++
+		}
+	}
+	fmt.Fprintf(w, "grants:    %d saved, %d broad\n", len(r.Grants), broad)
+	for _, h := range r.Hooks {
+		state := "installed"
+		if !h.Installed {
+			state = h.Problem
+		}
+		fmt.Fprintf(w, "hooks:     %-12s %s (%s)\n", h.Agent, state, h.File)
+	}
+	if len(r.Problems) == 0 {
+		fmt.Fprintln(w, "\nno problems found")
+		return
+	}
+	fmt.Fprintf(w, "\n%d problem(s):\n", len(r.Problems))
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  - %s\n", p)
+	}
+}

@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/hook"
+	"github.com/agatehq/agate/app/hooksettings"
+)
+
+func init() {
+	register(&command{
+		name:    "hooks",
+		args:    "install claude-code|gemini|cursor [--project DIR] [--bin PATH] | uninstall AGENT [--project DIR] | status [--project DIR]",
+		summary: "install, remove or check agate's hooks in Claude Code, Gemini CLI and Cursor",
+		run:     cmdHooks,
+	})
+}
+
+func cmdHooks(ctx context.Context, e *Env, args []string) error {
+	fs := newFlags(e, "hooks")
+	var cf configFlags
+	cf.add(fs)
+	project := fs.String("project", "", "the project `dir` whose settings to change or check (default: your user settings)")
+	bin := fs.String("bin", "", "with install: the agate `binary` the hooks run, absolute (default: agate-cli beside this binary, else this binary)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		fs.Usage()
+		return usagef("want install, uninstall or status")
+	}
+	if *project != "" {
+		if *project, err = hookProjectDir(*project); err != nil {
+			return usageErr(err)
+		}
+	}
+	if *bin != "" && pos[0] != "install" {
+		return usagef("--bin goes with install")
+	}
+	switch verb := pos[0]; verb {
+	case "install", "uninstall":
+		if len(pos) != 2 || !hook.Known(pos[1]) {
+			return usagef("hooks %s takes one agent: %s", verb, strings.Join(hook.Agents(), ", "))
+		}
+		agent := pos[1]
+		file, err := hooksettings.Path(agent, *project)
+		if err != nil {
+			return err
+		}
+		if verb == "uninstall" {
+			edit, err := hooksettings.Uninstall(agent, file)
+			if err != nil {
+				return err
+			}
+			if !edit.Changed {
+				fmt.Fprintf(e.Stdout, "no agate hooks for %s in %s\n", agent, file)
+				return nil
+			}
+			if edit.Backup != "" {
+				fmt.Fprintf(e.Stdout, "removed agate's %s hooks from %s (backup: %s)\n", agent, file, edit.Backup)
+			}
+			if edit.Policy != "" {
+				fmt.Fprintf(e.Stdout, "removed agate's Gemini CLI policy %s: Gemini asks on its own again\n", edit.Policy)
+			}
+			return nil
+		}
+		return hooksInstall(e, cf, agent, file, *bin)
+	case "status":
+		if len(pos) != 1 {
+			return usagef("hooks status takes no arguments")
+		}
+		return hooksStatus(e, *project)
+	default:
+		return usagef("unknown hooks command %q (want install, uninstall or status)", verb)
+	}
+}
+
+func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
+	paths, err := cf.paths()
+	if err != nil {
+		return usageErr(err)
+	}
+	cfg, err := config.Load(paths)
+	if err != nil {
+		return usageErr(fmt.Errorf("the hook timeout comes from [approvals] timeout: %w", err))
+	}
+	if bin == "" {
+		if bin, err = hooksettings.Binary(); err != nil {
+			return err
+		}
+	} else if !filepath.IsAbs(bin) {
+		return usagef("--bin %s is not an absolute path", bin)
+	}
+	edit, err := hooksettings.InstallWith(agent, file, bin, hooksettings.Timeout(cfg.ApprovalTimeout()),
+		hooksettings.InstallOptions{Socket: paths.Socket, Config: paths.Config, User: hooksettings.IsUser(agent, file)})
+	if err != nil {
+		return err
+	}
+	switch {
+	case !edit.Changed:
+		fmt.Fprintf(e.Stdout, "agate's %s hooks are already in %s\n", agent, file)
+	case edit.Backup != "":
+		fmt.Fprintf(e.Stdout, "installed agate's %s hooks in %s, running %s (backup: %s)\n", agent, file, bin, edit.Backup)
+	default:
+		fmt.Fprintf(e.Stdout, "installed agate's %s hooks in %s, running %s\n", agent, file, bin)
+	}
+	switch agent {
+	case hook.Gemini:
+		if edit.Policy != "" {
+			fmt.Fprintf(e.Stdout, "Gemini CLI leaves each tool call to agate and does not ask again (policy %s).\n", edit.Policy)
+		} else {
+			fmt.Fprintln(e.Stdout, "Gemini CLI reads policies only from ~/.gemini/policies: with hooks in a project it still asks after agate allows (install them for your user to make agate the one prompt).")
+		}
+		if off := hooksettings.Status(agent, file).HooksOff; off != "" {
+			fmt.Fprintf(e.Stdout, "WARNING: Gemini CLI does not run agate's hooks from %s (%s): turn them back on (/hooks panel), or Gemini runs every call unasked.\n", file, off)
+		} else {
+			fmt.Fprintln(e.Stdout, "Gemini CLI runs hooks only where they are enabled in its settings; check with /hooks panel.")
+		}
+	case hook.Cursor:
+		fmt.Fprintln(e.Stdout, "Restart Cursor for the hooks to take effect.")
+	}
+	return nil
+}
+
+// hookProjectDir checks a --project folder and makes it absolute.
+func hookProjectDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("project %q: %w", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("project: %w", err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("project %s is not a folder", abs)
+	}
+	return abs, nil
+}
+
+// hooksStatus prints, for each agent, the user's settings file and the
+// project's (--project, or the current folder).
+func hooksStatus(e *Env, project string) error {
+	if project == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("find the current folder: %w", err)
+		}
+		project = wd
+	}
+	for _, agent := range hook.Agents() {
+		fmt.Fprintln(e.Stdout, agent)
+		for _, scope := range []struct{ name, project string }{{"user", ""}, {"project", project}} {
+			file, err := hooksettings.Path(agent, scope.project)
+			if err != nil {
+				fmt.Fprintf(e.Stdout, "  %-8s %v\n", scope.name, err)
+				continue
+			}
+			printHookFileStatus(e.Stdout, scope.name, hooksettings.Status(agent, file))
+		}
+	}
+	return nil
+}
+
+func printHookFileStatus(w io.Writer, scope string, st hooksettings.FileStatus) {
+	defer func() {
+		switch {
+		case st.HooksOff != "" && st.GeminiPolicy != "":
+			fmt.Fprintf(w, "           WARNING: Gemini CLI does not run agate's hooks (%s), and agate's policy %s lets every call run unasked: turn the hooks back on, or `agate hooks uninstall gemini`\n", st.HooksOff, st.GeminiPolicy)
+		case st.HooksOff != "":
+			fmt.Fprintf(w, "           Gemini CLI does not run agate's hooks (%s)\n", st.HooksOff)
+		case st.GeminiPolicy != "" && st.Installed():
+			fmt.Fprintf(w, "           policy %s: Gemini CLI leaves each call to agate's hook, one prompt per call\n", st.GeminiPolicy)
+		case st.GeminiPolicy != "":
+			fmt.Fprintf(w, "           policy %s: WARNING: Gemini CLI runs calls without asking, and agate's hooks are not all there: run `agate hooks install gemini` (or uninstall)\n", st.GeminiPolicy)
+		case st.Agent == hook.Gemini && st.Installed() && scope == "user":
+			fmt.Fprintln(w, "           no agate policy: Gemini CLI asks again after agate allows a call (`agate hooks install gemini` adds it)")
+		}
+	}()
+	switch {
+	case st.Err != nil:
+		fmt.Fprintf(w, "  %-8s %s: cannot read it: %v\n", scope, st.File, st.Err)
+		return
+	case !st.Exists:
+		fmt.Fprintf(w, "  %-8s %s: no file\n", scope, st.File)
+		return
+	case len(st.Entries) == 0:
+		fmt.Fprintf(w, "  %-8s %s: not installed\n", scope, st.File)
+		return
+	}
+	state := "installed"
+	if len(st.Missing) > 0 {
+		var m []string
+		for _, h := range st.Missing {
+			m = append(m, hookLabel(h.Event, h.Matcher))
+		}
+		state = "partly installed (missing " + strings.Join(m, ", ") + ")"
+	}
+	fmt.Fprintf(w, "  %-8s %s: %s\n", scope, st.File, state)
+	for _, en := range st.Entries {
+		bin := "ok"
+		if en.BinProblem != "" {
+			bin = en.BinProblem
+		}
+		fmt.Fprintf(w, "           %s -> %s (%s)\n", hookLabel(en.Event, en.Matcher), en.Bin, bin)
+	}
+}
+
+// hookLabel is "Event" or "Event (matcher)".
+func hookLabel(event, matcher string) string {
+	if matcher == "" {
+		return event
+	}
+	return event + " (" + matcher + ")"
+}

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/machine"
+	"github.com/agatehq/agate/policy"
+	"github.com/agatehq/agate/sandbox"
+)
+
+func init() {
+	register(&command{
+		name: "sandbox",
+		args: "[--net] [--work DIR] [--rw PATH]... [--ro PATH]... [--launcher NAME] [--ask [--agent NAME]] [--print] " +
+			"[--config FILE] [--socket PATH] -- CMD [ARGS...]",
+		summary: "run a command confined: files read-only but the work dir, no network, no credentials",
+		run:     cmdSandbox,
+	})
+}
+
+// Exit statuses of `agate sandbox` itself. Otherwise it exits with the
+// command's own status, printing nothing of its own.
+const (
+	exitSandboxFailed = sandbox.ExitSetupFailed // no working sandbox, or it could not start
+	exitSandboxDenied = sandbox.ExitCannotRun   // --ask: the gate said no
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+
+func (s *stringList) Set(v string) error {
+	if v == "" {
+		return errors.New("empty path")
+	}
+	*s = append(*s, v)
+	return nil
+}
+
+func cmdSandbox(ctx context.Context, e *Env, args []string) error {
+	fs := newFlags(e, "sandbox")
+	var cf configFlags
+	cf.add(fs)
+	net := fs.Bool("net", false, "allow the network")
+	work := fs.String("work", "", "the writable work dir (default: $AGATE_SANDBOX_CWD, then $PEPE_SANDBOX_CWD, then the current dir)")
+	var rw, ro stringList
+	fs.Var(&rw, "rw", "another writable `path`; repeat for more")
+	fs.Var(&ro, "ro", "a `path` to bind read-only where it would not show (containers, /tmp); repeat for more")
+	launcher := fs.String("launcher", "", "the `launcher`: "+strings.Join(sandbox.LauncherNames, ", ")+" (default: [sandbox] launcher)")
+	ask := fs.Bool("ask", false, "ask the gate about the command first; run it only if allowed")
+	agent := fs.String("agent", "", "with --ask: the `agent` running the command, as [agents.NAME] names it")
+	printOnly := fs.Bool("print", false, "print the confining command line instead of running it")
+	argv, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(argv) == 0 {
+		fs.Usage()
+		return usagef("no command to run (give it after --)")
+	}
+	if *agent != "" && !*ask {
+		return usagef("--agent goes with --ask")
+	}
+	if *launcher != "" && !slices.Contains(sandbox.LauncherNames, *launcher) {
+		return usagef("unknown launcher %q (want one of %s)", *launcher, strings.Join(sandbox.LauncherNames, ", "))
+	}
+	paths, err := cf.paths()
+	if err != nil {
+		return usageErr(err)
+	}
+	// Read, never write: this runs for every confined command.
+	cfg, err := config.Read(paths)
+	if err != nil {
+		return usageErr(err)
+	}
+	dir, err := sandboxWorkDir(*work)
+	if err != nil {
+		return usageErr(err)
+	}
+	o := machine.SandboxOptions(cfg, paths, dir)
+	if *launcher != "" {
+		o.Launcher = *launcher
+	}
+	o.Net = *net
+	o.Writable = append(o.Writable, rw...)
+	o.ReadOnly = append(o.ReadOnly, ro...)
+
+	if *printOnly {
+		p, err := sandbox.Prepare(ctx, o, argv)
+		if err != nil {
+			return &exitError{code: exitSandboxFailed, err: err}
+		}
+		if p.Note != "" {
+			fmt.Fprintln(e.Stderr, p.Note)
+		}
+		fmt.Fprintln(e.Stdout, quoteWords(p.Cmd.Args))
+		return nil
+	}
+	if *ask {
+		if err := askFirst(ctx, paths, *agent, dir, argv); err != nil {
+			return &exitError{code: exitSandboxDenied, err: err}
+		}
+	}
+	p, err := sandbox.Prepare(ctx, o, argv)
+	if err != nil {
+		return &exitError{code: exitSandboxFailed, err: err}
+	}
+	if p.Note != "" {
+		fmt.Fprintln(e.Stderr, p.Note)
+	}
+	if e.Stdin == os.Stdin && e.Stdout == os.Stdout && e.Stderr == os.Stderr {
+		// The launcher takes this process's place where it can: no process
+		// and no wait of agate's stay around the command.
+		if err := p.Exec(); !errors.Is(err, sandbox.ErrNoExec) {
+			return &exitError{code: exitSandboxFailed, err: err}
+		}
+	}
+	code, err := p.Run(ctx, e.Stdin, e.Stdout, e.Stderr)
+	switch {
+	case err != nil && ctx.Err() != nil && code >= 0:
+		return &exitError{code: code, err: errSilent} // interrupted: the command's status
+	case err != nil:
+		return &exitError{code: exitSandboxFailed, err: err}
+	case code != 0:
+		return &exitError{code: code, err: errSilent}
+	}
+	return nil
+}
+
+// sandboxWorkDir picks the work dir: --work, then AGATE_SANDBOX_CWD, then
+// PEPE_SANDBOX_CWD (agate as Pepe's sandbox wrapper), then the current dir.
+func sandboxWorkDir(flag string) (string, error) {
+	for _, d := range []string{flag, os.Getenv(sandbox.EnvWorkDir), os.Getenv(sandbox.EnvPepeWorkDir)} {
+		if d != "" {
+			return filepath.Abs(d)
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("work dir: %w", err)
+	}
+	return wd, nil
+}
+
+// askFirst asks the daemon about argv as a shell call from agent in cwd,
+// and returns an error saying why when it may not run: denied, the daemon
+// unreachable, or any other failure. A person attached to agate (the tray,
+// a terminal approver) may be asked; with nobody there, what the policy
+// does not allow outright is denied.
+func askFirst(ctx context.Context, p api.Paths, agent, cwd string, argv []string) error {
+	if agent == "" {
+		agent = "sandbox"
+	}
+	resp, err := (&api.Client{Socket: p.Socket}).Decide(ctx, &api.DecideRequest{
+		Tool: "bash", Args: map[string]any{"command": shellCommand(argv)},
+		Agent: agent, Cwd: cwd, Interactive: true,
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("denied: could not ask the gate: %w", err)
+	case resp.Decision != policy.Allow:
+		return fmt.Errorf("denied: %s", resp.Reason)
+	}
+	return nil
+}
+
+// shellCommand renders argv as the shell command the gate judges: the
+// script itself for `sh -c SCRIPT` (as Pepe hands commands to its
+// wrapper), else the words quoted for a POSIX shell.
+func shellCommand(argv []string) string {
+	if len(argv) == 3 && argv[1] == "-c" {
+		switch filepath.Base(argv[0]) {
+		case "sh", "bash", "dash", "zsh", "ksh":
+			return argv[2]
+		}
+	}
+	return quoteWords(argv)
+}
+
+// quoteWords joins words into one POSIX shell command line.
+func quoteWords(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = shellQuote(w)
+	}
+	return strings.Join(q, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_@%+=:,./-", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

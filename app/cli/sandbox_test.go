@@ -1,0 +1,354 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/audit"
+	"github.com/agatehq/agate/sandbox"
+)
+
+// sandboxWorld is a temp home for one `agate sandbox` run: a work dir with
+// agate's config file and state dir inside it, where only protection and
+// hiding keep them from the command.
+type sandboxWorld struct {
+	dir, work, config, state string
+}
+
+func newSandboxWorld(t *testing.T, configText string) *sandboxWorld {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(dir, "work")
+	w := &sandboxWorld{dir: dir, work: work, config: filepath.Join(work, "cfg", "config.toml"),
+		state: filepath.Join(work, "state")}
+	for _, d := range []string{w.work, filepath.Dir(w.config), w.state} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if configText == "" {
+		configText = "# the defaults\n" // an empty file is a config error
+	}
+	if err := os.WriteFile(w.config, []byte(configText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AGATE_CONFIG", w.config)
+	t.Setenv("AGATE_STATE_DIR", w.state)
+	t.Setenv("AGATE_SOCKET", filepath.Join(w.state, "run", "agate.sock"))
+	t.Setenv(sandbox.EnvWorkDir, "")
+	t.Setenv(sandbox.EnvPepeWorkDir, "")
+	t.Chdir(w.work)
+	return w
+}
+
+// runSandbox runs `agate sandbox ARGS` and returns its status and output.
+func runSandbox(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	e := &Env{Stdin: strings.NewReader(stdin), Stdout: &stdout, Stderr: &stderr}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	code := Run(ctx, e, append([]string{"sandbox"}, args...))
+	return code, stdout.String(), stderr.String()
+}
+
+// needBwrap skips t unless bwrap can confine commands here: it is
+// installed, and the machine gives it user namespaces.
+func needBwrap(t *testing.T) {
+	t.Helper()
+	o := sandbox.Options{Launcher: sandbox.LauncherBwrap, FailClosed: true, WorkDir: t.TempDir()}
+	if _, err := sandbox.Prepare(context.Background(), o, []string{"true"}); err != nil {
+		t.Skipf("bwrap cannot run here: %v", err)
+	}
+}
+
+func TestSandboxUsage(t *testing.T) {
+	newSandboxWorld(t, "")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "no command to run"},
+		{"only flags", []string{"--net", "--"}, "no command to run"},
+		{"agent without ask", []string{"--agent", "pepe", "--", "true"}, "--agent goes with --ask"},
+		{"unknown launcher", []string{"--launcher", "chroot", "--", "true"}, `unknown launcher "chroot"`},
+		{"unknown flag", []string{"--nope", "--", "true"}, "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runSandbox(t, "", tt.args...)
+			if code != exitUsage || !strings.Contains(stderr, tt.want) {
+				t.Errorf("status %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
+			}
+		})
+	}
+}
+
+func TestSandboxBadConfig(t *testing.T) {
+	newSandboxWorld(t, "[sandbox]\nlauncher = \"chroot\"\n")
+	code, _, stderr := runSandbox(t, "", "--", "true")
+	if code != exitUsage || !strings.Contains(stderr, "sandbox.launcher") {
+		t.Errorf("status %d, stderr %q; want a config error", code, stderr)
+	}
+}
+
+// TestSandboxPassesThrough: the command's status, stdout and stderr are
+// its own, and agate adds nothing to them.
+func TestSandboxPassesThrough(t *testing.T) {
+	needBwrap(t)
+	newSandboxWorld(t, "")
+	tests := []struct {
+		name                 string
+		script, stdin        string
+		code                 int
+		wantStdout, wantErrs string
+	}{
+		{"success", "echo out; echo err >&2", "", 0, "out\n", "err\n"},
+		{"failure status", "echo out; echo err >&2; exit 3", "", 3, "out\n", "err\n"},
+		{"stdin", "cat; exit 42", "piped\n", 42, "piped\n", ""},
+		{"death by signal", "kill -KILL $$", "", 137, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runSandbox(t, tt.stdin, "--", "sh", "-c", tt.script)
+			if code != tt.code || stdout != tt.wantStdout || stderr != tt.wantErrs {
+				t.Errorf("status %d, stdout %q, stderr %q; want %d, %q, %q", code, stdout, stderr, tt.code, tt.wantStdout, tt.wantErrs)
+			}
+		})
+	}
+}
+
+// TestSandboxConfines checks the CLI wires the config into the sandbox:
+// the work dir writable and nothing else, agate's config and state out of
+// reach, the config's secrets scrubbed, the network only with --net.
+func TestSandboxConfines(t *testing.T) {
+	needBwrap(t)
+	w := newSandboxWorld(t, "[secrets.env]\nMY_PLAIN_NAME = \"keystore:x\"\n")
+	t.Setenv("MY_PLAIN_NAME", "s3cret")
+	t.Setenv("SOME_API_KEY", "s3cret")
+	if err := os.WriteFile(filepath.Join(w.state, "keys.json"), []byte("sealed"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Outside /tmp, which the sandbox replaces with a private one.
+	outsideDir, err := os.MkdirTemp("/var/tmp", "agate-sandbox-cli-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outsideDir) })
+	outside := filepath.Join(outsideDir, "escaped")
+	tests := []struct {
+		name   string
+		script string
+		ok     bool
+		after  func(t *testing.T)
+	}{
+		{"work dir writable", "echo hi > made.txt", true, func(t *testing.T) {
+			if b, err := os.ReadFile(filepath.Join(w.work, "made.txt")); err != nil || string(b) != "hi\n" {
+				t.Errorf("made.txt = %q, %v", b, err)
+			}
+		}},
+		{"outside read-only", "echo x > " + outside, false, func(t *testing.T) {
+			if _, err := os.Stat(outside); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s was written", outside)
+			}
+		}},
+		{"agate's config read-only", "echo 'mode = \"yolo\"' >> " + w.config, false, func(t *testing.T) {
+			if b, _ := os.ReadFile(w.config); strings.Contains(string(b), "yolo") {
+				t.Error("the sandboxed command rewrote agate's config")
+			}
+		}},
+		{"key store hidden", "cat " + filepath.Join(w.state, "keys.json"), false, nil},
+		{"secrets scrubbed", `[ -z "$MY_PLAIN_NAME$SOME_API_KEY" ] && [ -n "$PATH" ]`, true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runSandbox(t, "", "--", "sh", "-c", tt.script)
+			if (code == 0) != tt.ok {
+				t.Errorf("status %d (stderr %q), want success %v", code, stderr, tt.ok)
+			}
+			if tt.after != nil {
+				tt.after(t)
+			}
+		})
+	}
+}
+
+func TestSandboxNetFlag(t *testing.T) {
+	needBwrap(t)
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("needs bash's /dev/tcp")
+	}
+	newSandboxWorld(t, "")
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	script := fmt.Sprintf("echo x > /dev/tcp/127.0.0.1/%d", ln.Addr().(*net.TCPAddr).Port)
+	for _, tt := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"--", "bash", "-c", script}, false},
+		{[]string{"--net", "--", "bash", "-c", script}, true},
+	} {
+		code, _, stderr := runSandbox(t, "", tt.args...)
+		if (code == 0) != tt.ok {
+			t.Errorf("%q: status %d (stderr %q), want success %v", tt.args, code, stderr, tt.ok)
+		}
+	}
+}
+
+// TestSandboxWorkDir: --work, then AGATE_SANDBOX_CWD, then PEPE_SANDBOX_CWD
+// (agate as Pepe's wrapper), then the current dir.
+func TestSandboxWorkDir(t *testing.T) {
+	needBwrap(t)
+	w := newSandboxWorld(t, "")
+	dirs := map[string]string{}
+	for _, n := range []string{"flag", "agate", "pepe"} {
+		dirs[n] = filepath.Join(w.dir, n)
+		if err := os.Mkdir(dirs[n], 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name        string
+		agate, pepe string
+		args        []string
+		want        string
+	}{
+		{"current dir", "", "", nil, w.work},
+		{"pepe's variable", "", dirs["pepe"], nil, dirs["pepe"]},
+		{"agate's variable first", dirs["agate"], dirs["pepe"], nil, dirs["agate"]},
+		{"--work first", dirs["agate"], dirs["pepe"], []string{"--work", dirs["flag"]}, dirs["flag"]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(sandbox.EnvWorkDir, tt.agate)
+			t.Setenv(sandbox.EnvPepeWorkDir, tt.pepe)
+			args := append(tt.args, "--", "sh", "-c", "pwd -P; touch here")
+			code, stdout, stderr := runSandbox(t, "", args...)
+			if code != 0 || strings.TrimSpace(stdout) != tt.want {
+				t.Fatalf("status %d, pwd %q (stderr %q); want %s", code, stdout, stderr, tt.want)
+			}
+			if _, err := os.Stat(filepath.Join(tt.want, "here")); err != nil {
+				t.Errorf("the work dir is not writable: %v", err)
+			}
+		})
+	}
+}
+
+func TestSandboxFailsClosed(t *testing.T) {
+	tests := []struct {
+		name, config string
+		code         int
+		stdout, errs string
+	}{
+		{"fail closed names what to install", "[sandbox]\nlauncher = \"none\"\n", exitSandboxFailed, "", "install"},
+		{"fail open runs with eVi's note", "[sandbox]\nlauncher = \"none\"\nfail_closed = false\n", 0, "ran\n", sandbox.UnconfinedNote},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			newSandboxWorld(t, tt.config)
+			code, stdout, stderr := runSandbox(t, "", "--", "sh", "-c", "echo ran")
+			if code != tt.code || stdout != tt.stdout || !strings.Contains(stderr, tt.errs) {
+				t.Errorf("status %d, stdout %q, stderr %q; want %d, %q, %q", code, stdout, stderr, tt.code, tt.stdout, tt.errs)
+			}
+		})
+	}
+}
+
+func TestSandboxAsk(t *testing.T) {
+	needBwrap(t)
+	tests := []struct {
+		name   string
+		config string // "" runs no daemon
+		args   []string
+		code   int
+		errs   string
+		ran    bool
+	}{
+		{"no daemon denies", "", []string{"--ask"}, exitSandboxDenied, "not running", false},
+		{"allowed runs", "[auto]\nrules = [\"allow bash touch*\"]\n", []string{"--ask", "--agent", "pepe"}, 0, "", true},
+		{"denied does not run", "[auto]\nrules = [\"deny shell touch*\"]\n", []string{"--ask"}, exitSandboxDenied, "denied: rule \"deny shell touch*\"", false},
+		{"nobody to ask denies", "[auto]\nauto_approve = []\n", []string{"--ask"}, exitSandboxDenied, "nobody can be asked", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newSandboxWorld(t, tt.config)
+			if tt.config != "" {
+				startDaemon(t, api.Paths{Config: w.config, Grants: filepath.Join(filepath.Dir(w.config), "grants.toml"),
+					State: w.state, Socket: os.Getenv("AGATE_SOCKET")})
+			}
+			code, _, stderr := runSandbox(t, "", append(tt.args, "--", "sh", "-c", "touch ran")...)
+			if code != tt.code || !strings.Contains(stderr, tt.errs) {
+				t.Errorf("status %d, stderr %q; want %d, %q", code, stderr, tt.code, tt.errs)
+			}
+			_, err := os.Stat(filepath.Join(w.work, "ran"))
+			if ran := err == nil; ran != tt.ran {
+				t.Errorf("ran %v, want %v", ran, tt.ran)
+			}
+			if tt.name == "allowed runs" {
+				found := false
+				audit.Read(filepath.Join(w.state, "audit.jsonl"), func(r *audit.Record) error {
+					found = found || (r.Agent == "pepe" && r.Subject == "touch ran" && r.Cwd == w.work)
+					return nil
+				})
+				if !found {
+					t.Error("the daemon's log has no call from pepe for \"touch ran\" in the work dir")
+				}
+			}
+		})
+	}
+}
+
+func TestShellCommand(t *testing.T) {
+	tests := []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"sh", "-c", "ls -la | wc -l"}, "ls -la | wc -l"},
+		{[]string{"/bin/bash", "-c", "echo $HOME"}, "echo $HOME"},
+		{[]string{"bash", "-c", "echo $1", "x", "y"}, "bash -c 'echo $1' x y"},
+		{[]string{"git", "commit", "-m", "it's done"}, `git commit -m 'it'\''s done'`},
+		{[]string{"ls", "-la", "/tmp/a b"}, "ls -la '/tmp/a b'"},
+		{[]string{"echo", ""}, "echo ''"},
+		{[]string{"python3", "-c", "print(1)"}, "python3 -c 'print(1)'"},
+	}
+	for _, tt := range tests {
+		if got := shellCommand(tt.argv); got != tt.want {
+			t.Errorf("shellCommand(%q) = %q, want %q", tt.argv, got, tt.want)
+		}
+	}
+}
+
+func TestSandboxPrint(t *testing.T) {
+	needBwrap(t)
+	w := newSandboxWorld(t, "")
+	code, stdout, stderr := runSandbox(t, "", "--print", "--launcher", "bwrap", "--", "sh", "-c", "touch ran")
+	if code != 0 {
+		t.Fatalf("status %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{"bwrap --unshare-all ", "--cap-drop ALL", "--bind " + w.work + " " + w.work, "-- sh -c 'touch ran'"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("printed %q, lacks %q", stdout, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.work, "ran")); err == nil {
+		t.Error("--print ran the command")
+	}
+}

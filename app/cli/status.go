@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agatehq/agate/app/api"
+)
+
+func init() {
+	register(&command{
+		name:    "status",
+		args:    "[--json]",
+		summary: "show the daemon's state: mode, config and its last error, who can be asked, counts",
+		run:     cmdStatus,
+	})
+}
+
+func cmdStatus(ctx context.Context, e *Env, args []string) error {
+	fs := newFlags(e, "status")
+	var cf configFlags
+	cf.add(fs)
+	asJSON := fs.Bool("json", false, "print the status as JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	paths, err := cf.paths()
+	if err != nil {
+		return usageErr(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, err := (&api.Client{Socket: paths.Socket}).Status(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(st, "", "  ")
+		fmt.Fprintf(e.Stdout, "%s\n", b)
+		return nil
+	}
+	fmt.Fprintf(e.Stdout, "agate %s, pid %d, up %s\n", st.Version, st.PID, time.Since(st.Started).Round(time.Second))
+	fmt.Fprintf(e.Stdout, "  socket:     %s\n", st.Socket)
+	fmt.Fprintf(e.Stdout, "  mode:       %s\n", st.Mode)
+	fmt.Fprintf(e.Stdout, "  config:     %s (loaded %s)\n", st.PolicySource, st.LoadedAt.Local().Format(time.TimeOnly))
+	if st.ConfigError != "" {
+		fmt.Fprintf(e.Stdout, "  CONFIG ERROR (the last good policy is in force):\n    %s\n", strings.ReplaceAll(st.ConfigError, "\n", "\n    "))
+	}
+	who := "nobody (asks go to the agent's own prompt, or are denied)"
+	if len(st.Prompters) > 0 {
+		who = strings.Join(st.Prompters, ", ")
+	}
+	fmt.Fprintf(e.Stdout, "  asks:       %s\n", who)
+	fmt.Fprintf(e.Stdout, "  pending:    %d\n", st.Pending)
+	fmt.Fprintf(e.Stdout, "  sessions:   %d\n", st.Sessions)
+	keys := make([]string, 0, len(st.Counts))
+	for k := range st.Counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, st.Counts[k]))
+	}
+	fmt.Fprintf(e.Stdout, "  decisions:  %s\n", strings.Join(orNone(parts), " "))
+	fmt.Fprintf(e.Stdout, "  audit log:  %s\n", st.AuditLog)
+	if st.Sandbox != nil {
+		b, _ := json.Marshal(st.Sandbox)
+		fmt.Fprintf(e.Stdout, "  sandbox:    %s\n", b)
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package daemon
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agatehq/agate/app/agenttest"
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/audit"
+)
+
+// These tests run the real Claude Code (agenttest.ClaudeCode) with
+// agate's hooks, installed by `agate-cli hooks install claude-code`, the
+// real agate-hook binary and a real daemon with nobody attached, so an
+// ask goes to Claude Code's own prompt. They run with AGATE_AGENT_TESTS=1
+// (make test-agents).
+
+type claudeWorld struct {
+	*agentWorld
+	claude string
+}
+
+func newClaudeWorld(t *testing.T, turns ...agenttest.Turn) *claudeWorld {
+	t.Helper()
+	w := newAgentWorld(t, "", turns...)
+	c := &claudeWorld{agentWorld: w, claude: agenttest.Install(t, agenttest.ClaudeCode)}
+	w.h.ClaudeState(t)
+	w.h.InstallHooks(t, w.bin, "claude-code", w.h.Env())
+	return c
+}
+
+func (c *claudeWorld) env() []string { return c.h.Env(c.s.ClaudeEnv()...) }
+
+// agentOutcome waits for the audit log to record what the person answered
+// in Claude Code's prompt about tool, and returns that record.
+func (c *claudeWorld) agentOutcome(t *testing.T, tool string, timeout time.Duration) *audit.Record {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		for _, r := range c.audit(t) {
+			if r.Tool == tool && strings.HasPrefix(r.Event, "approval.agent_") {
+				return &r
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// checkTied checks that an outcome record is tied to the decision that
+// handed the ask to Claude Code: same session, tool, subject and
+// tool_use_id, and Of naming its seq.
+func (c *claudeWorld) checkTied(t *testing.T, out *audit.Record) {
+	t.Helper()
+	for _, r := range c.audit(t) {
+		if r.Seq == out.Of {
+			if r.Event != "decision" || r.Decision != "ask" || r.By != api.ByAgent || r.Session != out.Session ||
+				r.Tool != out.Tool || r.Subject != out.Subject || r.ToolUseID == "" || r.ToolUseID != out.ToolUseID {
+				t.Fatalf("%s is not tied to its decision:\n  %+v\n  %+v", out.Event, *out, r)
+			}
+			return
+		}
+	}
+	t.Fatalf("%s names decision seq %d, which is not in the log", out.Event, out.Of)
+}
+
+// TestClaudeAskInPrintMode: `claude -p` has no prompt of its own: an ask
+// handed to it is denied at once, and the model is told agate's reason.
+// The audit log says the call was denied, tied to the decision.
+func TestClaudeAskInPrintMode(t *testing.T) {
+	c := newClaudeWorld(t, agenttest.Call("Bash", map[string]any{"command": "rm -f scratch.txt", "description": "clean up"}), agenttest.Say("done"))
+	agenttest.WriteFile(t, filepath.Join(c.h.Work, "scratch.txt"), []byte("keep\n"))
+	r := c.h.Run(t, agenttest.Cmd{Bin: c.claude, Args: []string{"-p", "clean up", "--output-format", "json"}, Env: c.env(), Timeout: 90 * time.Second})
+	t.Logf("claude -p: %s\nmodel server:\n%s", r, c.s.Dump())
+	if r.Code != 0 {
+		t.Fatalf("claude: %s", r)
+	}
+	if _, err := os.Stat(filepath.Join(c.h.Work, "scratch.txt")); err != nil {
+		t.Fatalf("the command ran: %v", err)
+	}
+	res := c.s.ToolResults()
+	if len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Output, "agate: the command deletes files") {
+		t.Fatalf("the model was not told agate's reason: %+v", res)
+	}
+	out := c.agentOutcome(t, "Bash", 10*time.Second)
+	if out == nil || out.Event != "approval.agent_denied" || out.ToolUseID != res[0].ID {
+		t.Fatalf("audit: %+v\n%s", out, c.auditDump(t))
+	}
+	c.checkTied(t, out)
+}
+
+// TestClaudeAskInTerminal: in Claude Code's terminal UI an ask from agate
+// is Claude Code's prompt, with agate's reason; what the person answers
+// there is in agate's audit log: "Yes" as approval.agent_allowed when the
+// call has run, "No" as approval.agent_denied when the next prompt comes
+// with the call not run.
+func TestClaudeAskInTerminal(t *testing.T) {
+	for _, c := range []struct {
+		name, key, event string
+	}{{"yes", "Enter", "approval.agent_allowed"}, {"no", "2", "approval.agent_denied"}} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newClaudeWorld(t, agenttest.Call("Bash", map[string]any{"command": "rm -f scratch.txt", "description": "clean up"}), agenttest.Say("done"))
+			agenttest.WriteFile(t, filepath.Join(w.h.Work, "scratch.txt"), []byte("x\n"))
+			u := w.h.StartTUI(t, agenttest.Cmd{Bin: w.claude, Args: []string{"clean up"}, Env: w.env()})
+			if !u.WaitFor("agate: the command deletes files", 45*time.Second) || !u.WaitFor("Do you want to proceed?", 10*time.Second) {
+				u.Dump("no prompt")
+				t.Fatalf("Claude Code's prompt did not show agate's reason\n%s", w.s.Dump())
+			}
+			// A key typed while the prompt is still being drawn can be
+			// lost: type it again until the prompt is answered.
+			answered := func(screen string) bool {
+				if c.name == "no" {
+					return strings.Contains(screen, "What should Claude do instead?")
+				}
+				return !strings.Contains(screen, "Do you want to proceed?")
+			}
+			for try := 0; ; try++ {
+				u.Keys(c.key)
+				if u.Until(answered, 5*time.Second) {
+					break
+				}
+				if try == 3 {
+					u.Dump("not answered")
+					t.Fatalf("Claude Code's prompt did not take %q", c.key)
+				}
+			}
+			if c.name == "no" {
+				// "No" stops the turn and fires no event: the next prompt
+				// tells agate the call never ran.
+				u.Type("never mind")
+			}
+			out := w.agentOutcome(t, "Bash", 30*time.Second)
+			u.Dump("after the answer")
+			if out == nil || out.Event != c.event {
+				t.Fatalf("audit: %+v\n%s", out, w.auditDump(t))
+			}
+			w.checkTied(t, out)
+			_, err := os.Stat(filepath.Join(w.h.Work, "scratch.txt"))
+			if ran := err != nil; ran != (c.name == "yes") {
+				t.Fatalf("answered %s, yet the command ran: %v", c.name, ran)
+			}
+		})
+	}
+}

@@ -1,0 +1,150 @@
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agatehq/agate/app/agenttest"
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/audit"
+	"github.com/agatehq/agate/policy"
+)
+
+// agentWorld is a scratch home where a real agent runs: agate's daemon
+// serves on the home's default paths (its XDG folders), agate's hooks are
+// installed by agate's own installer, and the model is a fake server.
+type agentWorld struct {
+	h     *agenttest.Home
+	s     *agenttest.Server
+	paths api.Paths
+	d     *Daemon
+	c     *api.Client
+	bin   string // the folder holding agate-cli and agate-hook
+}
+
+func newAgentWorld(t *testing.T, config string, turns ...agenttest.Turn) *agentWorld {
+	t.Helper()
+	agenttest.Require(t)
+	bin := agenttest.AgateBin(t)
+	h := agenttest.NewHome(t)
+	p := api.Paths{
+		Config: filepath.Join(h.Config, "agate", "config.toml"),
+		State:  filepath.Join(h.State, "agate"),
+		Socket: filepath.Join(h.Runtime, "agate", "agate.sock"),
+	}
+	p.Grants = filepath.Join(filepath.Dir(p.Config), "grants.toml")
+	if config != "" {
+		agenttest.WriteFile(t, p.Config, []byte(config))
+	}
+	d, c := startDaemon(t, p)
+	return &agentWorld{h: h, s: agenttest.NewServer(t, turns...), paths: p, d: d, c: c, bin: bin}
+}
+
+// approvals is what an attached approver saw.
+type approvals struct {
+	mu   sync.Mutex
+	seen []api.Approval
+}
+
+func (a *approvals) list() []api.Approval {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]api.Approval(nil), a.seen...)
+}
+
+// attachApprover attaches a person at a terminal, as `agate approvals
+// --watch` does (the /v1/events?approver=terminal stream), who answers
+// every approval with answer; hold keeps them from answering at all.
+func (w *agentWorld) attachApprover(t *testing.T, answer policy.Verdict, hold bool) *approvals {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	seen := &approvals{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.c.Events(ctx, true, func(ev api.Event) error {
+			if ev.Type != "approval.requested" || ev.Approval == nil {
+				return nil
+			}
+			seen.mu.Lock()
+			seen.seen = append(seen.seen, *ev.Approval)
+			seen.mu.Unlock()
+			if !hold {
+				w.c.Answer(ctx, &api.AnswerRequest{IDs: []string{ev.Approval.ID}, Decision: answer, Scope: api.ScopeOnce, Via: "terminal"})
+			}
+			return nil
+		})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Contains(w.d.Prompters(), "terminal") {
+		if time.Now().After(deadline) {
+			t.Fatal("the terminal approver did not attach")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return seen
+}
+
+// audit reads the audit log.
+func (w *agentWorld) audit(t *testing.T) []audit.Record {
+	t.Helper()
+	f, err := os.Open(w.paths.AuditLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []audit.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var r audit.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("audit line %q: %v", sc.Text(), err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// auditEvents lists the audit log's events for tool, as "event decision
+// by", for a test's log and checks.
+func (w *agentWorld) auditEvents(t *testing.T, tool string) []string {
+	t.Helper()
+	var out []string
+	for _, r := range w.audit(t) {
+		if r.Tool == tool {
+			out = append(out, strings.TrimSpace(r.Event+" "+r.Decision+" "+string(r.By)))
+		}
+	}
+	return out
+}
+
+// auditDump describes the audit log, for a failing test.
+func (w *agentWorld) auditDump(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for _, r := range w.audit(t) {
+		b.WriteString(strings.Join([]string{r.Event, r.Agent, r.Tool, r.Subject, r.Decision, string(r.By), r.Layer, r.Reason, r.Note}, " | "))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// resultsText joins the tool results the agent sent the model.
+func resultsText(s *agenttest.Server) string {
+	var b strings.Builder
+	for _, r := range s.ToolResults() {
+		b.WriteString(r.Output)
+		b.WriteString("\n")
+	}
+	return b.String()
+}

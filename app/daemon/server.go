@@ -1,0 +1,373 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/osutil"
+	"github.com/agatehq/agate/app/strictjson"
+	"github.com/agatehq/agate/policy"
+)
+
+// ErrAlreadyRunning means another daemon answers on the socket.
+var ErrAlreadyRunning = errors.New("another agate daemon is already running on this socket")
+
+// route is one entry of the API's table.
+type route struct {
+	pattern string // "METHOD /v1/path"
+	handler func(d *Daemon, w http.ResponseWriter, r *http.Request)
+}
+
+// routes is the local API, versioned under /v1, in one table.
+var routes = []route{
+	{"POST " + api.Prefix + "/decide", (*Daemon).handleDecide},
+	{"GET " + api.Prefix + "/approvals", (*Daemon).handlePending},
+	{"POST " + api.Prefix + "/approvals/answer", (*Daemon).handleAnswer},
+	{"GET " + api.Prefix + "/events", (*Daemon).handleEvents},
+	{"GET " + api.Prefix + "/status", (*Daemon).handleStatus},
+	{"POST " + api.Prefix + "/taint", (*Daemon).handleTaint},
+	{"POST " + api.Prefix + "/runs", (*Daemon).handleRun},
+	{"GET " + api.Prefix + "/grants", (*Daemon).handleGrants},
+	{"POST " + api.Prefix + "/grants/revoke", (*Daemon).handleRevoke},
+	{"GET " + api.Prefix + "/sessions", (*Daemon).handleSessions},
+	{"POST " + api.Prefix + "/reload", (*Daemon).handleReload},
+	{"POST " + api.Prefix + "/outcome", (*Daemon).handleOutcome},
+}
+
+// Handler returns the API's HTTP handler.
+func (d *Daemon) Handler() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range routes {
+		h := rt.handler
+		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { h(d, w, r) })
+	}
+	return d.guard(mux)
+}
+
+// guard refuses what a browser sends (a page the person has open must not
+// be able to drive the gate, even through a socket bridge), and bounds
+// what a request body may take: its size, the time to read it, and its
+// share of the memory all bodies in flight may hold.
+func (d *Daemon) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") != "" || r.Header.Get("Sec-Fetch-Site") != "" || r.Header.Get("Sec-Fetch-Mode") != "" {
+			writeError(w, http.StatusForbidden, "requests from a browser are refused")
+			return
+		}
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			next.ServeHTTP(w, r)
+			return
+		}
+		switch {
+		case r.ContentLength < 0:
+			writeError(w, http.StatusLengthRequired, "a request body needs a Content-Length")
+			return
+		case r.ContentLength > maxBody:
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is %d bytes, more than the %d allowed", r.ContentLength, maxBody))
+			return
+		}
+		deadline := time.Now().Add(bodyTimeout)
+		http.NewResponseController(w).SetReadDeadline(deadline)
+		ctx, cancel := context.WithDeadline(r.Context(), deadline)
+		release, err := d.bodies.take(ctx, r.ContentLength)
+		cancel()
+		if err != nil {
+			writeError(w, http.StatusServiceUnavailable, errBusy.Error())
+			return
+		}
+		defer release()
+		r.Body = http.MaxBytesReader(w, r.Body, r.ContentLength)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// readJSON reads a request body strictly: one JSON value, no member
+// named twice (see package strictjson).
+func readJSON(r *http.Request, v any) error {
+	// guard made sure of the length: read it into a buffer of that size,
+	// not one that grows by doubling.
+	data := make([]byte, max(r.ContentLength, 0))
+	if _, err := io.ReadFull(r.Body, data); err != nil {
+		return fmt.Errorf("read the request body: %w", err)
+	}
+	if err := strictjson.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("bad request body: %w", err)
+	}
+	return nil
+}
+
+func (d *Daemon) handleDecide(w http.ResponseWriter, r *http.Request) {
+	var req api.DecideRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	resp, err := d.Decide(r.Context(), &req)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (d *Daemon) handlePending(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, d.Pending())
+}
+
+func (d *Daemon) handleAnswer(w http.ResponseWriter, r *http.Request) {
+	var req api.AnswerRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if len(req.IDs) == 0 {
+		writeError(w, http.StatusBadRequest, "no approval ids")
+		return
+	}
+	if req.Decision == policy.Ask {
+		writeError(w, http.StatusBadRequest, "decision must be allow or deny")
+		return
+	}
+	if req.Scope != "" {
+		if _, err := api.ParseScope(string(req.Scope)); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
+	via := req.Via
+	if via == "" {
+		via = "api"
+	}
+	res := api.AnswerResult{Answered: []string{}}
+	for _, id := range req.IDs {
+		if d.Answer(id, Answer{Verdict: req.Decision, Scope: req.Scope, Reason: req.Reason, Via: via, Remember: req.Remember}) {
+			res.Answered = append(res.Answered, id)
+		} else {
+			if res.Missing == nil {
+				res.Missing = map[string]string{}
+			}
+			res.Missing[id] = "not waiting (unknown, already answered or expired)"
+		}
+	}
+	status := http.StatusOK
+	if len(res.Answered) == 0 {
+		status = http.StatusNotFound
+	}
+	writeJSON(w, status, res)
+}
+
+// heartbeat keeps an idle event stream alive and notices dead readers.
+const heartbeat = 15 * time.Second
+
+func (d *Daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
+	approver := r.URL.Query().Get("approver")
+	if approver != "" && approver != "terminal" {
+		writeError(w, http.StatusBadRequest, "approver must be \"terminal\"")
+		return
+	}
+	ch, stop := d.Subscribe(approver)
+	defer stop()
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	rc := http.NewResponseController(w)
+	// A reader that stops reading is dropped, not waited for.
+	send := func(ev api.Event) error {
+		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		if err := enc.Encode(ev); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	// What is already waiting comes first, so a new approver sees it.
+	pending := d.Pending()
+	if send(api.Event{Type: "status", Time: time.Now(), Pending: len(pending)}) != nil {
+		return
+	}
+	for i := range pending {
+		if send(api.Event{Type: "approval.requested", Time: pending[i].Created, Approval: &pending[i], Pending: len(pending)}) != nil {
+			return
+		}
+	}
+	t := time.NewTicker(heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case ev, ok := <-ch:
+			if !ok {
+				return // dropped for falling behind
+			}
+			if send(ev) != nil {
+				return
+			}
+		case <-t.C:
+			if send(api.Event{Type: "heartbeat", Time: time.Now(), Pending: d.broker.count()}) != nil {
+				return
+			}
+		}
+	}
+}
+
+func (d *Daemon) handleStatus(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, d.Status())
+}
+
+func (d *Daemon) handleTaint(w http.ResponseWriter, r *http.Request) {
+	var req api.TaintRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	d.Taint(&req)
+	writeJSON(w, http.StatusOK, map[string]bool{"tainted": true})
+}
+
+func (d *Daemon) handleRun(w http.ResponseWriter, r *http.Request) {
+	var req api.TaintRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"run": d.StartRun(&req)})
+}
+
+func (d *Daemon) handleGrants(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, d.SavedGrants())
+}
+
+func (d *Daemon) handleRevoke(w http.ResponseWriter, r *http.Request) {
+	var req struct{ Agent, Tool string }
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err := d.RevokeGrants(req.Agent, req.Tool); err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, api.ErrNotFound) {
+			status = http.StatusNotFound
+		}
+		writeError(w, status, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"revoked": true})
+}
+
+func (d *Daemon) handleSessions(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, d.Sessions())
+}
+
+func (d *Daemon) handleReload(w http.ResponseWriter, r *http.Request) {
+	if err := d.Reload(); err != nil {
+		writeError(w, http.StatusUnprocessableEntity, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, d.Status())
+}
+
+// Listen opens the daemon's socket: its folder private to this user
+// (0700, created so when missing, an error when it is open to others or
+// belongs to someone else), the socket 0600. What is already at the path
+// is removed only when it is a socket and a dial to it failed (a daemon
+// that died); a daemon that answers is ErrAlreadyRunning, and anything
+// else (a file, a folder) is an error naming the path.
+func Listen(path string) (net.Listener, error) {
+	dir := filepath.Dir(path)
+	if err := osutil.MakeDir(dir, true); err != nil {
+		return nil, fmt.Errorf("socket folder: %w", err)
+	}
+	if st, err := os.Lstat(path); err == nil {
+		if st.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s is not a socket (%s): agate will not replace it; choose another --socket", path, st.Mode().Type())
+		}
+		c, err := net.DialTimeout("unix", path, time.Second)
+		if err == nil {
+			c.Close()
+			return nil, fmt.Errorf("%w (%s)", ErrAlreadyRunning, path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("remove the stale socket %s: %w", path, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("socket %s: %w", path, err)
+	}
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("socket mode: %w", err)
+	}
+	return newPeerListener(l), nil
+}
+
+// Serve answers the local API on l until ctx ends.
+func (d *Daemon) Serve(ctx context.Context, l net.Listener) error {
+	d.mu.Lock()
+	d.listener = l
+	d.mu.Unlock()
+	if pl, ok := l.(*peerListener); ok {
+		pl.setLogger(d.logger)
+	}
+	srv := &http.Server{
+		Handler:           d.Handler(),
+		ReadHeaderTimeout: headerTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          d.logger,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	go d.sweep(ctx)
+	select {
+	case <-ctx.Done():
+		d.broker.closeAll()
+		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+		return nil
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) || errors.Is(err, net.ErrClosed) {
+			return nil
+		}
+		return err
+	}
+}
+
+// sweep drops idle sessions now and then.
+func (d *Daemon) sweep(ctx context.Context) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			d.sessions.sweep(now)
+		}
+	}
+}
+
+var _ io.Closer = (*peerListener)(nil)

@@ -1,0 +1,204 @@
+package daemon
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/grants"
+	"github.com/agatehq/agate/policy"
+)
+
+// sessions holds what agate remembers about agents' sessions in memory:
+// the grants given for the session, and per run its taint and this_run
+// grants. Nothing here is persisted: a restart forgets it, as Pepe's
+// session answers are forgotten.
+type sessions struct {
+	mu   sync.Mutex // guards byID
+	byID map[sessionKey]*session
+	idle time.Duration // sessions unused this long are dropped
+}
+
+type sessionKey struct{ agent, id string }
+
+type session struct {
+	grants   []policy.Grant // session and session_any answers
+	run      string         // the current run's id
+	runs     map[string]*runState
+	lastSeen time.Time
+	// confined are the commands that ran unasked in the sandbox, and
+	// when: the same command again is decided without that free pass, so
+	// that one that failed confined can be asked for unconfined.
+	confined map[string]time.Time
+}
+
+type runState struct {
+	tainted bool
+	grants  []policy.Grant // this_run answers
+}
+
+func newSessions(idle time.Duration) *sessions {
+	return &sessions{byID: map[sessionKey]*session{}, idle: idle}
+}
+
+// runKey is the run a request belongs to: the one it names, else the
+// session's current one.
+func (s *session) runFor(id string) (string, *runState) {
+	if id == "" {
+		id = s.run
+	}
+	r := s.runs[id]
+	if r == nil {
+		r = &runState{}
+		s.runs[id] = r
+	}
+	return id, r
+}
+
+func (ss *sessions) get(agent, id string, now time.Time) *session {
+	k := sessionKey{agent, id}
+	s := ss.byID[k]
+	if s == nil {
+		s = &session{runs: map[string]*runState{}, run: "1"}
+		ss.byID[k] = s
+	}
+	s.lastSeen = now
+	return s
+}
+
+// snapshot is what a decision needs from a session.
+type snapshot struct {
+	run       string
+	tainted   bool
+	grants    []policy.Grant
+	runGrants []policy.Grant
+}
+
+// view returns the state a call of agent in session (and run) decides
+// under.
+func (ss *sessions) view(agent, id, run string, now time.Time) snapshot {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.get(agent, id, now)
+	rid, r := s.runFor(run)
+	return snapshot{run: rid, tainted: r.tainted, grants: append([]policy.Grant(nil), s.grants...),
+		runGrants: append([]policy.Grant(nil), r.grants...)}
+}
+
+// taint marks a run as having taken in outside content.
+func (ss *sessions) taint(agent, id, run string, now time.Time) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.get(agent, id, now)
+	_, r := s.runFor(run)
+	r.tainted = true
+}
+
+// newRun starts a new run: the previous run's taint and this_run grants
+// end with it.
+func (ss *sessions) newRun(agent, id, run string, now time.Time) string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.get(agent, id, now)
+	delete(s.runs, s.run)
+	if run == "" {
+		run = now.UTC().Format("20060102T150405.000000000")
+	}
+	s.run = run
+	s.runs[run] = &runState{}
+	return run
+}
+
+// grant records a session-scoped grant, widening an existing grant for
+// the same tool in place.
+func (ss *sessions) grant(agent, id string, g policy.Grant, now time.Time) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.get(agent, id, now)
+	s.grants = grants.Widen(s.grants, g)
+}
+
+// grantRun records a this_run grant.
+func (ss *sessions) grantRun(agent, id, run string, g policy.Grant, now time.Time) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.get(agent, id, now)
+	_, r := s.runFor(run)
+	r.grants = grants.Widen(r.grants, g)
+}
+
+// confineAgain is how long after a command ran confined the same command
+// is decided without the sandbox's free pass.
+const confineAgain = 10 * time.Minute
+
+// ranConfined notes a command that runs unasked in the sandbox.
+func (ss *sessions) ranConfined(agent, id, command string, now time.Time) {
+	if command == "" {
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.get(agent, id, now)
+	if s.confined == nil {
+		s.confined = map[string]time.Time{}
+	}
+	s.confined[command] = now
+}
+
+// confinedBefore reports whether command ran confined in the session
+// lately: an agent running it again most likely saw it fail there.
+func (ss *sessions) confinedBefore(agent, id, command string, now time.Time) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.byID[sessionKey{agent, id}]
+	if s == nil || s.confined == nil {
+		return false
+	}
+	at, ok := s.confined[command]
+	return ok && now.Sub(at) < confineAgain
+}
+
+// sweep drops sessions idle for longer than the idle limit.
+func (ss *sessions) sweep(now time.Time) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for k, s := range ss.byID {
+		if now.Sub(s.lastSeen) > ss.idle {
+			delete(ss.byID, k)
+		}
+	}
+}
+
+func (ss *sessions) count() int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return len(ss.byID)
+}
+
+// list describes the live sessions, for the grants panel.
+func (ss *sessions) list() []api.SessionInfo {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	var out []api.SessionInfo
+	for k, s := range ss.byID {
+		info := api.SessionInfo{Agent: k.agent, Session: k.id, Run: s.run, LastSeen: s.lastSeen}
+		for _, g := range s.grants {
+			info.Grants = append(info.Grants, g.String())
+		}
+		if r := s.runs[s.run]; r != nil {
+			info.Tainted = r.tainted
+			for _, g := range r.grants {
+				info.RunGrants = append(info.RunGrants, g.String())
+			}
+		}
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Agent != out[j].Agent {
+			return out[i].Agent < out[j].Agent
+		}
+		return out[i].Session < out[j].Session
+	})
+	return out
+}

@@ -1,0 +1,75 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/grants"
+	"github.com/agatehq/agate/watcher"
+)
+
+// watchConfig applies edits of config.toml and grants.toml until ctx
+// ends: a good edit replaces what is in force, a broken one is reported
+// and the last good one stays.
+func (d *Daemon) watchConfig(ctx context.Context) {
+	dir := d.paths.ConfigDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		d.logger.Printf("config folder: %v (edits will not apply live)", err)
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := watcher.Watch(ctx, watcher.Config[*grants.Set]{
+			Dir:   dir,
+			Files: []string{filepath.Base(d.paths.Grants)},
+			Load:  func(context.Context) (*grants.Set, error) { return grants.Load(d.paths.Grants) },
+			Apply: func(g *grants.Set) { d.grants.Store(g) },
+			Fail: func(err error) {
+				d.logger.Printf("grants: %v (keeping the last good grants)", err)
+			},
+		})
+		if err != nil {
+			d.logger.Printf("watch grants: %v", err)
+		}
+	}()
+	err := watcher.Watch(ctx, watcher.Config[*policyState]{
+		Dir:   dir,
+		Files: []string{filepath.Base(d.paths.Config)},
+		Load: func(context.Context) (*policyState, error) {
+			st := d.load(config.Live)
+			return st, st.err
+		},
+		Apply: d.apply,
+		Fail:  d.configFailed,
+	})
+	if err != nil {
+		d.logger.Printf("watch config: %v (edits will not apply live)", err)
+	}
+	<-done
+}
+
+// apply puts a good config in force.
+func (d *Daemon) apply(st *policyState) {
+	old := d.state.Load()
+	d.state.Store(st)
+	d.broker.setMax(st.cfg.Approvals.MaxPending)
+	if old.err != nil {
+		d.logger.Printf("config fixed: %s is in force again", d.paths.Config)
+	}
+	d.hub.publish(api.Event{Type: "config", Time: time.Now(), Pending: d.broker.count()})
+}
+
+// configFailed keeps the policy in force and reports the error.
+func (d *Daemon) configFailed(err error) {
+	old := d.state.Load()
+	keep := *old
+	keep.err = err
+	d.state.Store(&keep)
+	d.logger.Printf("config error, keeping the last good policy: %v", err)
+	d.hub.publish(api.Event{Type: "config", Time: time.Now(), Error: err.Error(), Pending: d.broker.count()})
+}

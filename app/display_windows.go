@@ -1,4 +1,0 @@
-package app
-
-// noDisplay says why the tray app cannot start here, or "" when it can.
-func noDisplay() string { return "" }

@@ -1,0 +1,302 @@
+package app
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// module is agate's module path; rules name packages relative to it ("."
+// is the main package at the root).
+const module = "github.com/agatehq/agate"
+
+// rule says which of agate's packages one package may import. A package
+// ending in "/..." covers the package and every package below it.
+type rule struct {
+	pkg string
+	// may are the packages its non-test files may import.
+	may []string
+	// tests are what its tests may import besides: test helpers, or a
+	// package to stand up what the code under test talks to.
+	tests []string
+	// why says what the rule keeps apart.
+	why string
+}
+
+// testHelpers may be imported by any package's tests.
+var testHelpers = []string{"app/apptest", "app/agenttest", "sandbox/sandboxtest"}
+
+// rules are agate's rooms and what each may import. Every package of the
+// module needs one: a new room says where it stands.
+var rules = []rule{
+	{pkg: "policy/...", may: []string{"policy/..."},
+		why: "the policy is pure: it imports nothing of agate's but its own subpackages"},
+	{pkg: "watcher", why: "live reloads know nothing of what they reload"},
+	{pkg: "sandbox", why: "the sandbox takes its options whole"},
+	{pkg: "sandbox/sandboxtest"},
+	{pkg: "keystore", may: []string{"app/osutil"}, tests: []string{"keystore"},
+		why: "the key store shares only the OS helpers"},
+	{pkg: "assets"},
+	{pkg: "bench/..."},
+	{pkg: "ui", may: []string{"app/api", "app/daemon", "app/audit", "app/config", "app/hook", "app/hooksettings",
+		"app/machine", "app/version", "assets", "keystore", "policy", "sandbox", "ui/internal/..."},
+		why: "the desktop app drives an in-process daemon and uses the packages that own agate's files"},
+	{pkg: "ui/internal/..."},
+	{pkg: ".", may: []string{"app/cli", "sandbox", "ui"}, why: "main is thin"},
+
+	{pkg: "app", why: "app holds the map of the rooms and this test"},
+	{pkg: "app/osutil", why: "the OS helpers import nothing of agate's: the lean hook links them"},
+	{pkg: "app/strictjson"},
+	{pkg: "app/version"},
+	{pkg: "app/api", may: []string{"app/osutil", "policy/verdict"},
+		why: "the API's types and client are linked by the hook binary: not the policy, not the daemon"},
+	{pkg: "app/hook", may: []string{"app/strictjson"}},
+	{pkg: "app/hookcmd", may: []string{"app/api", "app/hook", "app/osutil", "app/strictjson", "policy/schema", "policy/verdict"},
+		tests: []string{"policy"},
+		why:   "the hook runner runs once per tool call: it links neither the policy nor the daemon"},
+	{pkg: "app/hookcmd/agate-hook", may: []string{"app/hook", "app/hookcmd"}},
+
+	// The files agate owns.
+	{pkg: "app/audit", may: []string{"app/api", "app/osutil"},
+		why: "the audit log owns its file: it imports neither the daemon nor the command line"},
+	{pkg: "app/grants", may: []string{"app/osutil", "policy"},
+		why: "the grants store owns grants.toml: it imports neither the daemon nor the command line"},
+	{pkg: "app/config", may: []string{"app/api", "app/osutil", "policy"},
+		why: "the config owns config.toml and its copies: it imports neither the daemon nor the command line"},
+
+	{pkg: "app/hooksettings", may: []string{"app/api", "app/hook", "app/osutil"},
+		why: "the agents' settings files are edited with hook's rules, nothing of the daemon's"},
+	{pkg: "app/machine", may: []string{"app/api", "app/osutil", "keystore", "policy", "sandbox"},
+		why: "the machine's facts are shared by the daemon, the command line and the desktop app"},
+
+	{pkg: "app/replay", may: []string{"app/hook", "policy"},
+		why: "replay re-decides recorded calls under a policy; the caller brings the files and the disk"},
+	{pkg: "app/mcp", may: []string{"app/strictjson", "policy"}, tests: []string{"app/mcp/mcptest"},
+		why: "the MCP proxy asks a Gate; it knows nothing of the daemon behind it"},
+	{pkg: "app/mcp/mcptest", may: []string{"app/mcp"}},
+
+	{pkg: "app/daemon", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/machine", "app/osutil",
+		"app/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
+		why: "the daemon never imports its clients (the command line, the desktop app)"},
+	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/hook", "app/hookcmd",
+		"app/hooksettings", "app/machine", "app/osutil", "app/replay", "app/strictjson", "app/version", "keystore", "policy", "sandbox",
+		"app/daemon"}, // serve.go only: see TestOnlyServeConstructsADaemon
+		tests: []string{"app/daemon"},
+		why:   "the commands reach the daemon through the API's client"},
+	{pkg: "app/apptest", may: []string{"app/api"}, why: "every package's tests may use it, the daemon's own included"},
+	{pkg: "app/agenttest"},
+}
+
+// pkgFiles is one package's Go files and what each imports.
+type pkgFiles struct {
+	files map[string][]string // file name -> imports
+}
+
+// imports returns the imports of the package's test files or its other
+// files, as sorted paths.
+func (p *pkgFiles) imports(tests bool) []string {
+	seen := map[string]bool{}
+	for name, imps := range p.files {
+		if strings.HasSuffix(name, "_test.go") != tests {
+			continue
+		}
+		for _, i := range imps {
+			seen[i] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for i := range seen {
+		out = append(out, i)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// parseModule reads the imports of every Go file of the module, whatever
+// its build constraints, by package (relative to the module: "." for the
+// root). testdata folders and hidden ones are not packages.
+func parseModule(t *testing.T) map[string]*pkgFiles {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("the module's root: %v", err)
+	}
+	pkgs := map[string]*pkgFiles{}
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		p := pkgs[rel]
+		if p == nil {
+			p = &pkgFiles{files: map[string][]string{}}
+			pkgs[rel] = p
+		}
+		var imps []string
+		for _, is := range f.Imports {
+			ip, _ := strconv.Unquote(is.Path.Value)
+			imps = append(imps, ip)
+		}
+		p.files[filepath.Base(path)] = imps
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+// covers reports whether pattern ("app/api", "policy/...") names pkg.
+func covers(pattern, pkg string) bool {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == base || strings.HasPrefix(pkg, base+"/")
+	}
+	return pattern == pkg
+}
+
+func ruleFor(pkg string) *rule {
+	for i := range rules {
+		if covers(rules[i].pkg, pkg) {
+			return &rules[i]
+		}
+	}
+	return nil
+}
+
+// ours returns the import as a package of the module, or false.
+func ours(imp string) (string, bool) {
+	if imp == module {
+		return ".", true
+	}
+	return strings.CutPrefix(imp, module+"/")
+}
+
+func allowed(list []string, pkg string) bool {
+	return slices.ContainsFunc(list, func(p string) bool { return covers(p, pkg) })
+}
+
+// TestImportRule: each package imports only what its rule allows; its
+// tests may import what the package may, the package itself, the test
+// helpers, and what the rule adds for tests.
+func TestImportRule(t *testing.T) {
+	pkgs := parseModule(t)
+	if len(pkgs) < 10 {
+		t.Fatalf("found %d packages: is this the module's root?", len(pkgs))
+	}
+	for name, p := range pkgs {
+		r := ruleFor(name)
+		if r == nil {
+			t.Errorf("package %s has no rule in layout_test.go: add one saying what it may import", name)
+			continue
+		}
+		for _, tests := range []bool{false, true} {
+			may := r.may
+			if tests {
+				may = slices.Concat(r.may, r.tests, testHelpers, []string{name})
+			}
+			for _, imp := range p.imports(tests) {
+				dep, ok := ours(imp)
+				if !ok || allowed(may, dep) {
+					continue
+				}
+				what := "imports"
+				if tests {
+					what = "has tests that import"
+				}
+				t.Errorf("%s %s %s: not allowed (%s)", name, what, dep, r.why)
+			}
+		}
+	}
+}
+
+// TestOnlyServeConstructsADaemon: of the command line's files, only
+// serve.go imports the daemon; every other command talks to a running
+// daemon through the API's client.
+func TestOnlyServeConstructsADaemon(t *testing.T) {
+	p := parseModule(t)["app/cli"]
+	if p == nil {
+		t.Fatal("no package app/cli")
+	}
+	for name, imps := range p.files {
+		if strings.HasSuffix(name, "_test.go") || name == "serve.go" {
+			continue
+		}
+		if slices.Contains(imps, module+"/app/daemon") {
+			t.Errorf("app/cli/%s imports the daemon: only serve.go constructs one; use the API's client", name)
+		}
+	}
+}
+
+// TestOnlyUIImportsFyne: the GUI toolkit is linked by the desktop app
+// alone, and only the main package imports the desktop app, so the
+// daemon, the command line and the hook never load it.
+func TestOnlyUIImportsFyne(t *testing.T) {
+	for name, p := range parseModule(t) {
+		for _, tests := range []bool{false, true} {
+			for _, imp := range p.imports(tests) {
+				if (imp == "fyne.io/fyne/v2" || strings.HasPrefix(imp, "fyne.io/")) && name != "ui" {
+					t.Errorf("%s imports %s: only ui imports Fyne", name, imp)
+				}
+				if dep, ok := ours(imp); ok && dep == "ui" && name != "." {
+					t.Errorf("%s imports ui: only the main package does", name)
+				}
+			}
+		}
+	}
+}
+
+// TestHookBinaryStaysLean: what agate-hook links of agate, through every
+// import, is the API, the hook protocols and runner, the OS helpers and
+// the policy's wire words; never the policy, the daemon or the command
+// line.
+func TestHookBinaryStaysLean(t *testing.T) {
+	pkgs := parseModule(t)
+	lean := []string{"app/hookcmd/agate-hook", "app/hookcmd", "app/hook", "app/api", "app/osutil", "app/strictjson",
+		"policy/schema", "policy/verdict"}
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(pkg string) {
+		if seen[pkg] {
+			return
+		}
+		seen[pkg] = true
+		p := pkgs[pkg]
+		if p == nil {
+			t.Fatalf("no package %s", pkg)
+		}
+		for _, imp := range p.imports(false) {
+			if dep, ok := ours(imp); ok {
+				if !slices.Contains(lean, dep) {
+					t.Errorf("agate-hook links %s (through %s)", dep, pkg)
+				}
+				walk(dep)
+			}
+		}
+	}
+	walk("app/hookcmd/agate-hook")
+}

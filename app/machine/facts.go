@@ -1,0 +1,234 @@
+package machine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/policy"
+)
+
+// The facts the daemon (and `agate replay`) give the policy about the
+// machine, which the policy (pure) cannot look at itself: what is at a
+// path a call would overwrite or delete, what a git repository runs on
+// its own, and what a patch file a command applies says.
+
+// gitTimeout bounds one git command the daemon runs to learn a fact; a
+// fact not learnt in time is unknown, and the call asks.
+const gitTimeout = 2 * time.Second
+
+// repoCodeKeys are the local config keys that make read-only git
+// commands (status, diff, log) run a program: a repository's own config
+// is the agent's to write, the person's global config is not counted.
+const repoCodeKeys = `^(core\.(fsmonitor|pager)|pager\..*|diff\.external|diff\..*\.(textconv|command)|filter\..*\.(clean|smudge|process)|include\.path|includeif\..*\.path|interactive\.difffilter)$`
+
+// Facts learns and caches what the policy needs to know. Its methods are
+// policy.Request's Files, Repo and ReadPatch; it is safe for concurrent
+// use.
+type Facts struct {
+	mu    sync.Mutex // guards repos
+	repos map[string]repoEntry
+	git   string // the git binary, "" when there is none
+}
+
+type repoEntry struct {
+	facts   policy.RepoFacts
+	stamp   string // what the entry was learnt from (config and hooks mtimes)
+	learned time.Time
+}
+
+// NewFacts returns an empty cache of facts.
+func NewFacts() *Facts {
+	f := &Facts{repos: map[string]repoEntry{}}
+	if p, err := exec.LookPath("git"); err == nil {
+		f.git = p
+	}
+	return f
+}
+
+// repoRoot returns the folder holding the .git of the repository dir is
+// in, or "".
+func repoRoot(dir string) string {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if st, err := os.Lstat(filepath.Join(d, ".git")); err == nil && (st.IsDir() || st.Mode().IsRegular()) {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+// gitCmd runs git in root with what makes it safe to run in a
+// repository an agent may have changed: no fsmonitor, no hooks, no
+// pager, no prompt, no optional locks.
+func (f *Facts) gitCmd(ctx context.Context, root string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	full := append([]string{"-C", root, "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
+		"-c", "core.hooksPath=/dev/null", "--no-pager"}, args...)
+	cmd := exec.CommandContext(ctx, f.git, full...)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
+	cmd.Stdin = nil
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	err := cmd.Run()
+	return out.Bytes(), err
+}
+
+// Repo answers policy.Request.Repo.
+func (f *Facts) Repo(dir string) policy.RepoFacts {
+	root := repoRoot(dir)
+	if root == "" || f.git == "" {
+		return policy.RepoFacts{}
+	}
+	gitDir := filepath.Join(root, ".git")
+	stamp := mtimeOf(filepath.Join(gitDir, "config")) + "|" + mtimeOf(filepath.Join(gitDir, "config.worktree")) +
+		"|" + mtimeOf(filepath.Join(gitDir, "hooks"))
+	f.mu.Lock()
+	if e, ok := f.repos[root]; ok && e.stamp == stamp && time.Since(e.learned) < time.Minute {
+		f.mu.Unlock()
+		return e.facts
+	}
+	f.mu.Unlock()
+	var rf policy.RepoFacts
+	out, err := f.gitCmd(context.Background(), root, "config", "--local", "--null", "--name-only", "--get-regexp", repoCodeKeys)
+	if len(out) > 0 {
+		name, _, _ := bytes.Cut(out, []byte{0})
+		rf.RunsCode = string(bytes.TrimSpace(name))
+	} else if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			// Not "nothing found": say the repository may run code.
+			rf.RunsCode = "config agate could not read"
+		}
+	}
+	hooksDir := filepath.Join(gitDir, "hooks")
+	if out, err := f.gitCmd(context.Background(), root, "config", "--get", "core.hooksPath"); err == nil && len(bytes.TrimSpace(out)) > 0 {
+		hp := string(bytes.TrimSpace(out))
+		if strings.HasPrefix(hp, "~/") {
+			if h, err := api.HomeDir(); err == nil {
+				hp = filepath.Join(h, hp[2:])
+			}
+		} else if !filepath.IsAbs(hp) {
+			hp = filepath.Join(root, hp)
+		}
+		hooksDir = hp
+	}
+	if ents, err := os.ReadDir(hooksDir); err == nil {
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".sample") || e.IsDir() {
+				continue
+			}
+			if info, err := e.Info(); err == nil && info.Mode()&0o111 != 0 {
+				rf.Hooks = append(rf.Hooks, e.Name())
+			}
+		}
+	}
+	f.mu.Lock()
+	f.repos[root] = repoEntry{facts: rf, stamp: stamp, learned: time.Now()}
+	f.mu.Unlock()
+	return rf
+}
+
+func mtimeOf(p string) string {
+	st, err := os.Stat(p)
+	if err != nil {
+		return "-"
+	}
+	return st.ModTime().Format(time.RFC3339Nano)
+}
+
+// Files answers policy.Request.Files: nothing there, something git can
+// give back as it is (tracked and unchanged, or a folder of only such
+// files), or something it cannot.
+func (f *Facts) Files(p string) policy.FileState {
+	if p == "" || strings.ContainsAny(p, "*?[") {
+		return policy.FileUnknown
+	}
+	st, err := os.Lstat(p)
+	switch {
+	case err != nil && isNotExist(err):
+		return policy.FileAbsent
+	case err != nil:
+		return policy.FileUnknown
+	}
+	dir := p
+	if !st.IsDir() {
+		dir = filepath.Dir(p)
+	}
+	root := repoRoot(dir)
+	if root == "" {
+		return policy.FileUnrecoverable
+	}
+	if f.git == "" {
+		return policy.FileUnknown
+	}
+	if f.Repo(dir).RunsCode != "" {
+		// Its config would make git status run a program: do not run it.
+		return policy.FileUnknown
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return policy.FileUnknown
+	}
+	if rel == ".git" || strings.HasPrefix(rel, ".git"+string(filepath.Separator)) {
+		return policy.FileUnrecoverable // git's own history
+	}
+	out, err := f.gitCmd(context.Background(), root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
+		"--ignored=matching", "--", ":(literal)"+rel)
+	if err != nil {
+		return policy.FileUnknown
+	}
+	if len(bytes.TrimSpace(out)) > 0 {
+		return policy.FileUnrecoverable
+	}
+	if !st.IsDir() {
+		// Nothing to report: tracked and unchanged, or a path git does not
+		// see (inside a submodule, excluded from the index): make sure.
+		out, err := f.gitCmd(context.Background(), root, "ls-files", "-z", "--error-unmatch", "--", ":(literal)"+rel)
+		if err != nil || len(out) == 0 {
+			return policy.FileUnrecoverable
+		}
+	}
+	return policy.FileRecoverable
+}
+
+// isNotExist reports a path that is not there, a component that is a
+// file included.
+func isNotExist(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// maxPatch bounds the patch file ReadPatch reads: a bigger one is not
+// read, and the command that applies it asks.
+const maxPatch = 4 << 20
+
+// ReadPatch answers policy.Request.ReadPatch: the text of the patch file
+// at p, a regular file of at most maxPatch bytes, read without following
+// a link at its end (a link could name a device or a fifo that blocks).
+func (f *Facts) ReadPatch(p string) (string, bool) {
+	fd, err := os.OpenFile(p, os.O_RDONLY|openNoFollow, 0)
+	if err != nil {
+		return "", false
+	}
+	defer fd.Close()
+	st, err := fd.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxPatch {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(fd, maxPatch+1))
+	if err != nil || len(b) > maxPatch {
+		return "", false
+	}
+	return string(b), true
+}

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package osutil
+
+import "os"
+
+// FileID identifies a file across renames; Windows has no inode in
+// FileInfo, so a rotation is noticed by the size going down.
+func FileID(st os.FileInfo) any { return nil }

@@ -1,0 +1,17 @@
+//go:build unix
+
+package osutil
+
+import (
+	"os"
+	"syscall"
+)
+
+// FileID identifies a file across renames (its inode), so that a reader
+// following a log notices that it was rotated.
+func FileID(st os.FileInfo) any {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return s.Ino
+	}
+	return st.ModTime()
+}
