@@ -145,7 +145,7 @@ func TestDesktopEndToEnd(t *testing.T) {
 	wantItem("Active", "agate: nothing waiting; mode Ask")
 
 	// Escape denies.
-	out, win = call("rm -rf dist")
+	out, win = call("curl -fsS https://example.org/notes.txt")
 	if err := exec.Command("xdotool", "windowfocus", win).Run(); err != nil {
 		t.Fatal(err)
 	}

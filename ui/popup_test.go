@@ -465,7 +465,7 @@ func TestPopupExpiryDenies(t *testing.T) {
 		var derr error
 		done := make(chan struct{})
 		go func() {
-			resp, derr = d.Decide(t.Context(), decideReq(cwd, "rm -rf build"))
+			resp, derr = d.Decide(t.Context(), decideReq(cwd, "curl -fsS https://example.org/x"))
 			close(done)
 		}()
 		synctest.Wait()
@@ -519,7 +519,7 @@ func TestPopupAnswersThroughTheDaemon(t *testing.T) {
 		var resp *api.DecideResponse
 		done := make(chan struct{})
 		go func() {
-			resp, _ = d.Decide(t.Context(), decideReq(cwd, "rm -rf build"))
+			resp, _ = d.Decide(t.Context(), decideReq(cwd, "curl -fsS https://example.org/x"))
 			close(done)
 		}()
 		synctest.Wait()

@@ -501,7 +501,7 @@ func TestDesktopFollowsEvents(t *testing.T) {
 		}
 		done := make(chan struct{})
 		go func() {
-			d.Decide(t.Context(), decideReq(t.TempDir(), "rm -rf build"))
+			d.Decide(t.Context(), decideReq(t.TempDir(), "curl -fsS https://example.org/x"))
 			close(done)
 		}()
 		synctest.Wait()

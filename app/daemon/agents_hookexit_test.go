@@ -32,7 +32,7 @@ func TestAgateHookExitsZeroOrTwo(t *testing.T) {
 	w := newAgentWorld(t, "")
 	hookBin := filepath.Join(w.bin, "agate-hook")
 	env := w.h.Env()
-	call := apptest.WithCommand(t, "gemini/beforetool-shell.json", "rm -f scratch.txt")
+	call := apptest.WithCommand(t, "gemini/beforetool-shell.json", "curl -fsS https://example.org/notes.txt")
 
 	start := func(stdin io.Reader, stdout io.Writer) (*exec.Cmd, *bytes.Buffer) {
 		cmd := exec.Command(hookBin, "hook", "gemini", "--agent-timeout", "60s")
