@@ -39,6 +39,7 @@ const (
 	LayerRisk        = verdict.LayerRisk
 	LayerDefault     = verdict.LayerDefault
 	LayerParse       = verdict.LayerParse
+	LayerPin         = verdict.LayerPin
 )
 
 // RuleRef identifies the configured entry that decided a call.

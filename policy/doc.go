@@ -28,7 +28,10 @@
 //  3. Mode: yolo allows; plan denies every call that acts; manual asks for
 //     every call that acts (after rules and protected paths, below); ask
 //     (also "auto") and accept_edits fall through. A call the shell
-//     analyser cannot read asks here.
+//     analyser cannot read asks here. Between plan and the other modes:
+//     an MCP tool whose definition changed since it was pinned
+//     (Request.MCP.Changed) asks, naming what changed, whatever the
+//     rules, grants or mode say (layer "pin").
 //  4. Rules, first match wins: "<allow|deny|ask> <tool-glob> [arg-glob]".
 //     The tool glob matches the tool's name, its canonical name or its
 //     category. For a shell call, a deny or ask rule matches if the whole
@@ -55,7 +58,9 @@
 // Taint: while a run has taken in outside content, layers 7 and 9 do not
 // apply (the run's own grants still do), unless the agent has
 // trust_untrusted_content. Tools declared approval_required pass only
-// rules and grants: layers 6 to 9 do not allow them.
+// rules and grants: layers 6 to 9 do not allow them. Neither do calls
+// of an MCP tool whose server says it is destructive or open-world
+// (Request.MCP): a server's annotations only raise risk.
 //
 // # Risks
 //

@@ -53,6 +53,9 @@ type call struct {
 	persist *Effect
 	// cmdState is how each simple command of a shell call was decided.
 	cmdState []cmdState
+	// hinted says what an MCP server's own annotations add ("" when
+	// nothing): such a call is allowed unasked only by a rule or a grant.
+	hinted string
 }
 
 // Decide returns the decision for one call. It never fails: a call it
@@ -109,9 +112,17 @@ func (p *Policy) decide(c *call) Decision {
 	// 3. Mode. A command agate cannot read is not waved through by yolo:
 	// its guardrails could not be checked.
 	acts := c.acts()
-	switch {
-	case mode == ModePlan && acts:
+	if mode == ModePlan && acts {
 		return Decision{Verdict: Deny, Layer: LayerMode, Reason: "mode is plan: calls that act are denied"}
+	}
+	// An MCP tool whose definition is not the one a person approved
+	// (the "rug pull"): it asks, whatever a rule, a grant or the mode
+	// says.
+	if r.MCP != nil && len(r.MCP.Changed) > 0 {
+		return Decision{Verdict: Ask, Layer: LayerPin,
+			Reason: fmt.Sprintf("the definition of %s changed since it was pinned (%s)", r.Tool, strings.Join(r.MCP.Changed, ", "))}
+	}
+	switch {
 	case c.err != nil:
 		return Decision{Verdict: Ask, Layer: LayerParse, Reason: c.err.Error()}
 	case mode == ModeYolo:
@@ -144,7 +155,7 @@ func (p *Policy) decide(c *call) Decision {
 	}
 	// approval_required tools pass only rules and grants; so does a call
 	// that does what agate cannot tell (a patch it cannot read).
-	implicit := !c.t.approval && !c.risks.Has(Unknown)
+	implicit := !c.t.approval && !c.risks.Has(Unknown) && c.hinted == ""
 	destroys, what := c.destroys()
 	// 6. accept_edits: edits in the project allow.
 	if mode == ModeAcceptEdits && implicit && !destroys && (c.category == "fs" || c.category == "code") && c.contained() {
@@ -205,6 +216,8 @@ func (p *Policy) decide(c *call) Decision {
 	switch {
 	case c.t.approval:
 		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: fmt.Sprintf("%s always needs approval", c.t.name)}
+	case c.hinted != "":
+		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: "its server says it " + c.hinted}
 	case !c.t.known:
 		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: fmt.Sprintf("%s is not a tool agate knows", c.t.name)}
 	case destroys:
@@ -669,6 +682,18 @@ func (p *Policy) analyse(r *Request) *call {
 	}
 	if c.t.command != "" {
 		p.analyseCommand(c)
+	}
+	if m := r.MCP; m != nil {
+		var says []string
+		if m.Destructive {
+			c.risks = c.risks.With(Deletes)
+			says = append(says, "may destroy data")
+		}
+		if m.OpenWorld {
+			c.risks = c.risks.With(Network)
+			says = append(says, "reaches outside the machine")
+		}
+		c.hinted = strings.Join(says, " and ")
 	}
 	// Credentials in any argument.
 	for _, s := range c.strs {

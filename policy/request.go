@@ -68,6 +68,26 @@ type Request struct {
 	// works here, and the person switched the mode on. An allowed call
 	// then comes with Decision.Sandbox set.
 	Sandbox bool
+
+	// MCP is what agate's MCP proxy knows of the tool called, when the
+	// call comes through it (nil for a hook's call).
+	MCP *MCPTool
+}
+
+// MCPTool is what agate's MCP proxy knows of a server's tool: whether
+// its definition is the one pinned, and what its server says of it.
+// What the server says may only raise a call's risk.
+type MCPTool struct {
+	// Changed names what changed in the tool's definition since it was
+	// pinned ("description", "inputSchema"): such a call asks, naming
+	// it, whatever a rule or a grant says (only hard_deny, plan mode and
+	// a switched-off category come first).
+	Changed []string
+	// Destructive and OpenWorld are the server's destructiveHint and
+	// openWorldHint: the call deletes (risk deletes) or reaches outside
+	// the machine (risk network), and nothing but a rule or a grant
+	// allows it unasked.
+	Destructive, OpenWorld bool
 }
 
 // FileState is what the caller knows of a path a call would overwrite or

@@ -72,4 +72,5 @@ const (
 	LayerRisk        Layer = "risk"         // read-only tools, the shell free pass, risk levels
 	LayerDefault     Layer = "default"      // nothing pre-approved the call
 	LayerParse       Layer = "parse"        // the call could not be analysed
+	LayerPin         Layer = "pin"          // an MCP tool's definition changed since it was pinned
 )
