@@ -217,7 +217,7 @@ func (p *Policy) decide(c *call) Decision {
 	case c.t.approval:
 		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: fmt.Sprintf("%s always needs approval", c.t.name)}
 	case c.hinted != "":
-		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: "its server says it " + c.hinted}
+		return Decision{Verdict: Ask, Layer: LayerRisk, Reason: "the server says it " + c.hinted}
 	case !c.t.known:
 		return Decision{Verdict: Ask, Layer: LayerDefault, Reason: fmt.Sprintf("%s is not a tool agate knows", c.t.name)}
 	case destroys:

@@ -39,6 +39,8 @@ type DecideRequest struct {
 	// tool_use_id), when it has one: what the agent later says became of
 	// the call (POST /v1/outcome) is tied to the decision by it.
 	ToolUseID string `json:"tool_use_id,omitempty"`
+	// MCP is set by agate's MCP proxy for a tools/call it forwards.
+	MCP *MCPCall `json:"mcp,omitempty"`
 }
 
 // Answerer says who or what settled a decision.
@@ -55,6 +57,7 @@ const (
 	ByShutdown   Answerer = "shutdown"    // the daemon stopped while the question waited: denied
 	ByPrompter   Answerer = "prompter"    // the prompter failed (window closed, error): denied
 	ByDaemonDown Answerer = "daemon_down" // the hook could not reach the daemon
+	ByMCPProxy   Answerer = "mcp_proxy"   // a hook's call of a proxied server: the proxy decides it
 )
 
 // DecideResponse is the daemon's answer for one call.
