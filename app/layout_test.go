@@ -81,8 +81,10 @@ var rules = []rule{
 	{pkg: "app/mcp", may: []string{"app/strictjson", "policy"}, tests: []string{"app/mcp/mcptest"},
 		why: "the MCP proxy asks a Gate; it knows nothing of the daemon behind it"},
 	{pkg: "app/mcp/mcptest", may: []string{"app/mcp"}},
+	{pkg: "app/mcppin", may: []string{"app/mcp", "app/osutil", "app/strictjson"},
+		why: "the pin store owns the pinned MCP tool definitions: it imports neither the daemon nor the command line"},
 
-	{pkg: "app/daemon", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/machine", "app/osutil",
+	{pkg: "app/daemon", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/machine", "app/mcp", "app/mcppin", "app/osutil",
 		"app/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
 		why: "the daemon never imports its clients (the command line, the desktop app)"},
 	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/hook", "app/hookcmd",

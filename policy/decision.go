@@ -40,6 +40,7 @@ const (
 	LayerDefault     = verdict.LayerDefault
 	LayerParse       = verdict.LayerParse
 	LayerPin         = verdict.LayerPin
+	LayerMCPProxy    = verdict.LayerMCPProxy
 )
 
 // RuleRef identifies the configured entry that decided a call.

@@ -32,6 +32,7 @@ type MCPCall struct {
 // MCPPinRequest pins the tools of one tools/list page (POST
 // /v1/mcp/pin). Each tool is an mcp.ToolDef in JSON.
 type MCPPinRequest struct {
+	Proxy  string            `json:"proxy,omitempty"` // the proxy's session id
 	Server string            `json:"server"`
 	Tools  []json.RawMessage `json:"tools"`
 }
@@ -76,6 +77,7 @@ type MCPProxyEvent struct {
 type MCPResult struct {
 	Agent   string `json:"agent"`
 	Session string `json:"session"`
+	Run     string `json:"run,omitempty"`
 	Server  string `json:"server"`
 	Tool    string `json:"tool"` // "" when the proxy cannot tell
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"github.com/agatehq/agate/app/config"
 	"github.com/agatehq/agate/app/grants"
 	"github.com/agatehq/agate/app/machine"
+	"github.com/agatehq/agate/app/mcppin"
 	"github.com/agatehq/agate/app/osutil"
 	"github.com/agatehq/agate/app/version"
 	"github.com/agatehq/agate/policy"
@@ -50,6 +52,8 @@ type Daemon struct {
 	secretsState secretState
 	prober       sandbox.Prober
 	outcomes     outcomeBook // asks handed to agents' prompts, until they say what became of them
+	pins         *mcppin.Store // the pinned definitions of MCP servers' tools
+	proxies      *proxies      // the live MCP proxies
 
 	mu       sync.Mutex // guards listener
 	listener io.Closer
@@ -96,6 +100,8 @@ func New(paths api.Paths, o Options) (*Daemon, error) {
 		overlays: newOverlayCache(),
 		bodies:   newBodies(),
 		facts:    machine.NewFacts(),
+		pins:     mcppin.Open(filepath.Join(paths.State, "mcp-pins")),
+		proxies:  newProxies(),
 
 		promptReady: make(chan struct{}),
 	}
@@ -289,6 +295,18 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		return nil, fmt.Errorf("cwd %q is not an absolute path", r.Cwd)
 	}
 	now := time.Now()
+	var mc *mcpCall
+	if r.MCP == nil {
+		// A hook's call of a server a proxy gates: the proxy decides it.
+		if resp, ok, err := d.proxied(ctx, r); ok {
+			return resp, err
+		}
+	} else {
+		var err error
+		if mc, err = d.prepareMCP(r, now); err != nil {
+			return nil, fmt.Errorf("mcp: %w", err)
+		}
+	}
 	st := d.state.Load()
 	pol := d.overlays.forCall(st.pol, r.Cwd, r.Workspace)
 	snap := d.sessions.view(r.Agent, r.Session, r.Run, now)
@@ -306,6 +324,9 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		Files:       d.facts.Files,
 		Repo:        d.facts.Repo,
 		ReadPatch:   d.facts.ReadPatch,
+	}
+	if mc != nil {
+		preq.MCP = mc.tool()
 	}
 	confine := d.canConfine(st.cfg, r, now)
 	preq.Sandbox = confine
@@ -331,7 +352,11 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		// Nobody agate can reach: the agent's own prompt asks.
 		resp.By = api.ByAgent
 	default:
-		return d.ask(ctx, r, snap, pol, dec, resp, rec, subject, prompter)
+		resp, err := d.ask(ctx, r, snap, pol, dec, resp, rec, subject, prompter)
+		if err == nil {
+			d.settled(mc, resp)
+		}
+		return resp, err
 	}
 	rec.By = resp.By
 	if err := d.audit.Append(ctx, rec); err != nil {

@@ -249,7 +249,7 @@ func (l *peerListener) Accept() (net.Conn, error) {
 			l.refuse(c, why)
 			continue
 		}
-		return &limitedConn{Conn: c, release: sync.OnceFunc(func() { l.leave(cred.PID) })}, nil
+		return &limitedConn{Conn: c, pid: cred.PID, release: sync.OnceFunc(func() { l.leave(cred.PID) })}, nil
 	}
 }
 
@@ -306,6 +306,7 @@ func (l *peerListener) refuse(c net.Conn, why string) {
 // limitedConn gives its place back when it closes.
 type limitedConn struct {
 	net.Conn
+	pid     int // the peer process
 	release func()
 }
 

@@ -42,6 +42,9 @@ var routes = []route{
 	{"GET " + api.Prefix + "/sessions", (*Daemon).handleSessions},
 	{"POST " + api.Prefix + "/reload", (*Daemon).handleReload},
 	{"POST " + api.Prefix + "/outcome", (*Daemon).handleOutcome},
+	{"POST " + api.Prefix + "/mcp/proxies", (*Daemon).handleMCPProxies},
+	{"POST " + api.Prefix + "/mcp/pin", (*Daemon).handleMCPPin},
+	{"POST " + api.Prefix + "/mcp/result", (*Daemon).handleMCPResult},
 }
 
 // Handler returns the API's HTTP handler.
@@ -337,6 +340,14 @@ func (d *Daemon) Serve(ctx context.Context, l net.Listener) error {
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          d.logger,
+		// The peer's process, for the MCP proxies' registrations and
+		// the hooks that step aside for them.
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if lc, ok := c.(*limitedConn); ok {
+				return withPeer(ctx, lc.pid)
+			}
+			return ctx
+		},
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()

@@ -1,0 +1,38 @@
+package daemon
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// parentPID is pid's parent process, 0 when it cannot be told.
+func parentPID(pid int) int {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, err := strconv.Atoi(string(f[1]))
+	if err != nil {
+		return 0
+	}
+	return ppid
+}
+
+// processAlive reports whether pid runs.
+func processAlive(pid int) bool {
+	return pid > 0 && syscall.Kill(pid, 0) != syscall.ESRCH
+}

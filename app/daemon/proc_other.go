@@ -1,0 +1,11 @@
+//go:build !linux
+
+package daemon
+
+// parentPID is 0 where agate does not read the process table: a proxy
+// registers, but agents' hooks do not step aside for it (they ask too).
+func parentPID(pid int) int { return 0 }
+
+// processAlive reports whether pid runs; the lease's connection says so
+// where it cannot be asked.
+func processAlive(pid int) bool { return pid > 0 }
