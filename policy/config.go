@@ -31,6 +31,8 @@ type Config struct {
 	// Programs adds programs to the catalog of programs, or replaces one
 	// whole: [programs.NAME], as policy/programs/*.toml writes them.
 	Programs map[string]ProgramSpec `toml:"programs"`
+	// MCP is the [mcp] section: agate's MCP proxy, per server.
+	MCP MCP `toml:"mcp"`
 
 	// Source names where the config came from: a file path, or "" for the
 	// built-in defaults.
@@ -49,6 +51,20 @@ type Auto struct {
 	HardDeny       []string `toml:"hard_deny"`       // "[deny] <tool-glob> [arg-glob]", before everything
 	ProtectedPaths []string `toml:"protected_paths"` // writes here ask; extends the built-in list
 	SecretPaths    []string `toml:"secret_paths"`    // reads here ask; extends the built-in list
+}
+
+// MCP is the [mcp] section: what `agate mcp run` does per server, by
+// the name the policy knows its tools by ([mcp.servers.NAME]).
+type MCP struct {
+	Servers map[string]MCPServer `toml:"servers"`
+}
+
+// MCPServer is one [mcp.servers.NAME] section.
+type MCPServer struct {
+	// PIIRedact replaces personal data in the server's results (e-mail
+	// addresses, card numbers, IBANs, national ids) with numbered
+	// placeholders before the client reads them.
+	PIIRedact bool `toml:"pii_redact"`
 }
 
 // Agent is one [agents.NAME] section.
@@ -239,6 +255,11 @@ func (c *Config) check() []*ConfigError {
 	var errs []*ConfigError
 	add := func(e *ConfigError) { errs = append(errs, e) }
 
+	for name := range c.MCP.Servers {
+		if !validServerName(name) {
+			add(c.errAt("mcp.servers."+name, -1, "a server name is 1 to 64 letters, digits, '_', '-' or '.', without \"__\" and without '_' at either end"))
+		}
+	}
 	if m, err := ParseMode(c.Auto.Mode); err != nil {
 		add(c.errAt("auto.mode", -1, "%v", err))
 	} else if m == ModeYolo && !c.Approvals.AllowYolo {
@@ -420,4 +441,19 @@ func (c *Config) SecretEnvNames() []string {
 		}
 	}
 	return sortedKeys(seen)
+}
+
+// validServerName is app/mcp's ValidName: what can name an MCP server in
+// "mcp__NAME__TOOL".
+func validServerName(name string) bool {
+	if name == "" || len(name) > 64 || strings.Contains(name, "__") || name[0] == '_' || name[len(name)-1] == '_' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }

@@ -60,3 +60,32 @@ func TestMCPCalls(t *testing.T) {
 		}
 	}
 }
+
+func TestMCPServersConfig(t *testing.T) {
+	tests := []struct {
+		text string
+		ok   bool
+		pii  bool
+	}{
+		{"[mcp.servers.filesystem]\npii_redact = true\n", true, true},
+		{"[mcp.servers.\"my.server-2\"]\npii_redact = false\n", true, false},
+		{"[mcp.servers.\"a__b\"]\npii_redact = true\n", false, false},
+		{"[mcp.servers.\"_a\"]\n", false, false},
+		{"[mcp.servers.fs]\nredact = true\n", false, false},
+		{"[mcp]\nother = 1\n", false, false},
+	}
+	for _, tt := range tests {
+		cfg, err := Parse("config.toml", []byte(tt.text))
+		if (err == nil) != tt.ok {
+			t.Errorf("%q: err %v, want ok %v", tt.text, err, tt.ok)
+			continue
+		}
+		if err == nil {
+			for _, s := range cfg.MCP.Servers {
+				if s.PIIRedact != tt.pii {
+					t.Errorf("%q: pii_redact %v", tt.text, s.PIIRedact)
+				}
+			}
+		}
+	}
+}

@@ -16,7 +16,7 @@ func TestSchemaMatchesConfig(t *testing.T) {
 	sections := map[string]reflect.Type{
 		"auto": reflect.TypeFor[Auto](), "approvals": reflect.TypeFor[Approvals](), "hooks": reflect.TypeFor[Hooks](),
 		"sandbox": reflect.TypeFor[Sandbox](), "secrets": reflect.TypeFor[Secrets](), "audit": reflect.TypeFor[Audit](),
-		"agents.*": reflect.TypeFor[Agent](),
+		"agents.*": reflect.TypeFor[Agent](), "mcp.servers.*": reflect.TypeFor[MCPServer](),
 	}
 	for name, typ := range sections {
 		var keys []string

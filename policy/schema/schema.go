@@ -20,6 +20,8 @@ var Keys = map[string][]string{
 	"audit":     {"max_size_mb", "keep"},
 	// An [agents.NAME] section.
 	"agents.*": {"mode", "auto_approve", "trust_untrusted_content"},
+	// An [mcp.servers.NAME] section: agate's MCP proxy, per server.
+	"mcp.servers.*": {"pii_redact"},
 }
 
 // Known reports whether key is a key of section ("approvals", "hooks",

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/mcp"
+)
+
+func init() {
+	register(&command{
+		name:    "mcp",
+		args:    "run [--name NAME] -- COMMAND [ARGS...] | install CLIENT [--project DIR] | uninstall CLIENT [--project DIR]",
+		summary: "gate an MCP server's tool calls: run it through agate, or rewrite a client's servers to",
+		run:     runMCP,
+	})
+}
+
+func runMCP(ctx context.Context, e *Env, args []string) error {
+	if len(args) == 0 {
+		return usagef("mcp: run, install or uninstall")
+	}
+	switch args[0] {
+	case "run":
+		return mcpRun(ctx, e, args[1:])
+	case "install":
+		return mcpInstall(ctx, e, args[1:], false)
+	case "uninstall":
+		return mcpInstall(ctx, e, args[1:], true)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintf(e.Stderr, "usage: agate mcp %s\n", commands["mcp"].args)
+		return nil
+	}
+	return usagef("mcp: unknown subcommand %q (want run, install or uninstall)", args[0])
+}
+
+// splitCommand parses `run`'s flags, which come before the server's
+// command: everything after "--", or from the first argument that is
+// not a flag, is the command, untouched.
+func splitCommand(args []string) (flags, command []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return args[:i], args[i+1:]
+		case !strings.HasPrefix(a, "-"):
+			return args[:i], args[i:]
+		case !strings.Contains(a, "=") && i+1 < len(args) && takesValue(a):
+			i++
+		}
+	}
+	return args, nil
+}
+
+// takesValue reports whether a flag of `mcp run` takes the next
+// argument as its value.
+func takesValue(flag string) bool {
+	switch strings.TrimLeft(flag, "-") {
+	case "name", "config", "socket":
+		return true
+	}
+	return false
+}
+
+func mcpRun(ctx context.Context, e *Env, args []string) error {
+	fs := newFlags(e, "mcp")
+	name := fs.String("name", "", "the server's name in agate's policy (mcp__NAME__TOOL); default: from the command")
+	var cf configFlags
+	cf.add(fs)
+	flagArgs, command := splitCommand(args)
+	if err := fs.Parse(flagArgs); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageErr(err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("mcp run: unexpected %q before the server's command", fs.Arg(0))
+	}
+	if len(command) == 0 {
+		return usagef("mcp run: no server command (agate mcp run [--name NAME] -- COMMAND [ARGS...])")
+	}
+	if *name == "" {
+		*name = mcp.DefaultName(command)
+	}
+	if err := mcp.ValidName(*name); err != nil {
+		return usageErr(err)
+	}
+	paths, err := cf.paths()
+	if err != nil {
+		return usageErr(err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("mcp run: the working folder: %w", err)
+	}
+	server := mcpServerConfig(paths, *name, e.Stderr)
+	gate := newDaemonGate(&api.Client{Socket: paths.Socket}, cwd, e.Stderr)
+	// A client that closes its end makes writes to stdout fail with
+	// EPIPE, not kill the proxy with SIGPIPE (which would leave the
+	// server running): the proxy then ends the server.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+	code, err := mcp.Run(ctx, mcp.Options{
+		Name:    *name,
+		Command: command,
+		Env:     serverEnv(os.Environ()),
+		Stdin:   e.Stdin,
+		Stdout:  e.Stdout,
+		Stderr:  e.Stderr,
+		Gate:    gate,
+		Secrets: server.secrets,
+		PII:     server.pii,
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(e.Stderr, "agate mcp run: %v\n", err)
+	}
+	if code != 0 {
+		return &exitError{code: code, err: errSilent}
+	}
+	return nil
+}
+
+// serverEnv is the proxy's environment without agate's own variables
+// (AGATE_*: the key store's passphrase, the socket, the state folder):
+// the server is not agate's to trust with them.
+func serverEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(strings.ToUpper(k), "AGATE_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
