@@ -88,7 +88,7 @@ var rules = []rule{
 		"app/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
 		why: "the daemon never imports its clients (the command line, the desktop app)"},
 	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/hook", "app/hookcmd",
-		"app/hooksettings", "app/machine", "app/osutil", "app/replay", "app/strictjson", "app/version", "keystore", "policy", "sandbox",
+		"app/hooksettings", "app/machine", "app/mcp", "app/osutil", "app/replay", "app/strictjson", "app/version", "keystore", "policy", "sandbox",
 		"app/daemon"}, // serve.go only: see TestOnlyServeConstructsADaemon
 		tests: []string{"app/daemon"},
 		why:   "the commands reach the daemon through the API's client"},

@@ -68,6 +68,23 @@ type MCPProxy struct {
 type MCPProxyEvent struct {
 	Type      string `json:"type"`                 // "registered", "heartbeat"
 	ClientPID int    `json:"client_pid,omitempty"` // the process whose hooks step aside
+	// Secrets says the daemon knows secret values to cut out of
+	// results (POST /v1/mcp/redact).
+	Secrets bool `json:"secrets,omitempty"`
+}
+
+// MCPRedact asks the daemon to cut the secret values it knows out of
+// one string of a result (POST /v1/mcp/redact). The values never leave
+// the daemon.
+type MCPRedact struct {
+	Text string `json:"text"`
+}
+
+// MCPRedacted is the string with each known value replaced by
+// "[secret LABEL]"; Found says there was one.
+type MCPRedacted struct {
+	Text  string `json:"text"`
+	Found bool   `json:"found"`
 }
 
 // MCPResult tells the daemon that a forwarded call's answer is on its
@@ -99,11 +116,20 @@ func (c *Client) MCPResult(ctx context.Context, r *MCPResult) error {
 	return c.do(ctx, "POST", "/mcp/result", r, nil)
 }
 
+// RedactMCP cuts the secret values the daemon knows out of s.
+func (c *Client) RedactMCP(ctx context.Context, s string) (*MCPRedacted, error) {
+	var out MCPRedacted
+	if err := c.do(ctx, "POST", "/mcp/redact", &MCPRedact{Text: s}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // RegisterMCPProxy registers a proxy and holds the registration until
 // ctx ends or the daemon goes: then it returns (ctx's error, or why the
 // stream ended). ready is called once the daemon has the registration in
-// force.
-func (c *Client) RegisterMCPProxy(ctx context.Context, p *MCPProxy, ready func(MCPProxyEvent)) error {
+// force (first set), then with each heartbeat.
+func (c *Client) RegisterMCPProxy(ctx context.Context, p *MCPProxy, ready func(ev MCPProxyEvent, first bool)) error {
 	c.init()
 	if c.err != nil {
 		return c.err
@@ -129,8 +155,8 @@ func (c *Client) RegisterMCPProxy(ctx context.Context, p *MCPProxy, ready func(M
 			if jerr := json.Unmarshal(line, &ev); jerr != nil {
 				return fmt.Errorf("decode the registration: %w", jerr)
 			}
-			if first && ready != nil {
-				ready(ev)
+			if ready != nil {
+				ready(ev, first)
 			}
 			first = false
 		}

@@ -103,6 +103,7 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	}
 	server := mcpServerConfig(paths, *name, e.Stderr)
 	gate := newDaemonGate(&api.Client{Socket: paths.Socket}, cwd, e.Stderr)
+	server.secrets = &daemonSecrets{g: gate}
 	// A client that closes its end makes writes to stdout fail with
 	// EPIPE, not kill the proxy with SIGPIPE (which would leave the
 	// server running): the proxy then ends the server.
@@ -142,4 +143,9 @@ func serverEnv(env []string) []string {
 		out = append(out, kv)
 	}
 	return out
+}
+
+// mcpInstall is `agate mcp install` and `agate mcp uninstall`.
+func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
+	return errors.New("not yet")
 }

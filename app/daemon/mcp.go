@@ -166,7 +166,7 @@ func (d *Daemon) handleMCPProxies(w http.ResponseWriter, r *http.Request) {
 		}
 		return rc.Flush()
 	}
-	if send(api.MCPProxyEvent{Type: "registered", ClientPID: client}) != nil {
+	if send(api.MCPProxyEvent{Type: "registered", ClientPID: client, Secrets: d.knownSecrets() != nil}) != nil {
 		return
 	}
 	t := time.NewTicker(proxyHeartbeat)
@@ -176,7 +176,7 @@ func (d *Daemon) handleMCPProxies(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-t.C:
-			if !processAlive(pid) || send(api.MCPProxyEvent{Type: "heartbeat"}) != nil {
+			if !processAlive(pid) || send(api.MCPProxyEvent{Type: "heartbeat", Secrets: d.knownSecrets() != nil}) != nil {
 				return
 			}
 		}
@@ -216,6 +216,26 @@ func (d *Daemon) handleMCPPin(w http.ResponseWriter, r *http.Request) {
 	out := api.MCPPinResult{Changes: []api.MCPToolChange{}}
 	for _, c := range changes {
 		out.Changes = append(out.Changes, api.MCPToolChange{Tool: c.Tool, OldHash: c.OldHash, NewHash: c.NewHash, Fields: c.Fields})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// handleMCPRedact cuts the secret values the daemon knows out of one
+// string of a proxied result.
+func (d *Daemon) handleMCPRedact(w http.ResponseWriter, r *http.Request) {
+	var req api.MCPRedact
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	out := api.MCPRedacted{Text: req.Text}
+	if k := d.knownSecrets(); k != nil && k.Contains(req.Text) {
+		out.Found = true
+		if rd, ok := k.(interface{ Redact(string) string }); ok {
+			out.Text = rd.Redact(req.Text)
+		} else {
+			out.Text = "[secret]"
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -286,6 +306,11 @@ func (d *Daemon) prepareMCP(r *api.DecideRequest, now time.Time) (*mcpCall, erro
 			}
 		}
 		c.def, c.hints = &def, def.Hints()
+	} else if pinned, ok, err := d.pins.Pinned(m.Server, m.Tool); err != nil {
+		return nil, err
+	} else if ok {
+		// Not listed in this session: what its server last said of it.
+		c.hints = pinned.Hints()
 	}
 	for _, f := range []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations", "execution"} {
 		if changed[f] {

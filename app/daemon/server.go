@@ -45,6 +45,7 @@ var routes = []route{
 	{"POST " + api.Prefix + "/mcp/proxies", (*Daemon).handleMCPProxies},
 	{"POST " + api.Prefix + "/mcp/pin", (*Daemon).handleMCPPin},
 	{"POST " + api.Prefix + "/mcp/result", (*Daemon).handleMCPResult},
+	{"POST " + api.Prefix + "/mcp/redact", (*Daemon).handleMCPRedact},
 }
 
 // Handler returns the API's HTTP handler.
