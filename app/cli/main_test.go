@@ -15,6 +15,8 @@ func TestMain(m *testing.M) {
 	sandboxtest.Main()
 	// The Landlock launcher re-executes this binary to confine a command.
 	sandbox.MaybeReexec()
+	// `agate mcp run` tests start this binary as their MCP server.
+	fakeMCPServer()
 	code := m.Run()
 	apptest.RemoveBinaries()
 	os.Exit(code)

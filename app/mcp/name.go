@@ -61,12 +61,16 @@ func DefaultName(command []string) string {
 	if name == "" && len(command) > 0 {
 		name = command[0]
 	}
-	// A package: "@scope/pkg@1.2", "ghcr.io/owner/image:tag", "pkg==1.0".
-	name = strings.TrimPrefix(name, "@")
+	// A package: "@scope/pkg@1.2", "ghcr.io/owner/image:tag", "pkg==1.0";
+	// a path's last element only (its folders may hold '@' or ':').
+	if scoped, ok := strings.CutPrefix(name, "@"); ok && strings.Count(scoped, "/") == 1 {
+		name = scoped[strings.IndexByte(scoped, '/')+1:]
+	} else {
+		name = filepath.Base(strings.TrimRight(name, "/"))
+	}
 	if i := strings.IndexAny(name, "@=:"); i > 0 {
 		name = name[:i]
 	}
-	name = filepath.Base(strings.TrimRight(name, "/"))
 	for _, ext := range []string{".exe", ".js", ".mjs", ".cjs", ".ts", ".py", ".sh"} {
 		name = strings.TrimSuffix(name, ext)
 	}

@@ -16,6 +16,8 @@ func TestDefaultName(t *testing.T) {
 		{[]string{"docker", "run", "-i", "--rm", "ghcr.io/acme/tools:1.2"}, "tools"},
 		{[]string{"my server"}, "my-server"},
 		{[]string{"___"}, "server"},
+		{[]string{"/home/u/.cache/agents/server-filesystem@2026.8.31/node_modules/.bin/mcp-server-filesystem", "/tmp"}, "filesystem"},
+		{[]string{"/home/u/@work:x/bin/srv"}, "srv"},
 	} {
 		got := DefaultName(tt.cmd)
 		if got != tt.want {
