@@ -51,7 +51,7 @@ type Daemon struct {
 
 	secretsState secretState
 	prober       sandbox.Prober
-	outcomes     outcomeBook // asks handed to agents' prompts, until they say what became of them
+	outcomes     outcomeBook   // asks handed to agents' prompts, until they say what became of them
 	pins         *mcppin.Store // the pinned definitions of MCP servers' tools
 	proxies      *proxies      // the live MCP proxies
 

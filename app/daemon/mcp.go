@@ -393,7 +393,9 @@ func (ss *sessions) useRun(agent, id, run string, now time.Time) {
 type peerKey struct{}
 
 // withPeer notes the peer process of a connection in its context.
-func withPeer(ctx context.Context, pid int) context.Context { return context.WithValue(ctx, peerKey{}, pid) }
+func withPeer(ctx context.Context, pid int) context.Context {
+	return context.WithValue(ctx, peerKey{}, pid)
+}
 
 // peerPID is the process at the other end of the request's connection,
 // 0 when unknown.

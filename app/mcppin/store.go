@@ -233,4 +233,3 @@ func (s *Store) Forget() {
 	s.cache = map[string]map[string]mcp.ToolDef{}
 	s.mu.Unlock()
 }
-
