@@ -81,6 +81,8 @@ var rules = []rule{
 	{pkg: "app/mcp", may: []string{"app/strictjson", "policy"}, tests: []string{"app/mcp/mcptest"},
 		why: "the MCP proxy asks a Gate; it knows nothing of the daemon behind it"},
 	{pkg: "app/mcp/mcptest", may: []string{"app/mcp"}},
+	{pkg: "app/mcpinstall", may: []string{"app/mcp", "app/osutil"},
+		why: "rewriting MCP clients' configs knows the proxy's names, nothing of the daemon"},
 	{pkg: "app/mcppin", may: []string{"app/mcp", "app/osutil", "app/strictjson"},
 		why: "the pin store owns the pinned MCP tool definitions: it imports neither the daemon nor the command line"},
 
@@ -88,7 +90,7 @@ var rules = []rule{
 		"app/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
 		why: "the daemon never imports its clients (the command line, the desktop app)"},
 	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/hook", "app/hookcmd",
-		"app/hooksettings", "app/machine", "app/mcp", "app/osutil", "app/replay", "app/strictjson", "app/version", "keystore", "policy", "sandbox",
+		"app/hooksettings", "app/machine", "app/mcp", "app/mcpinstall", "app/osutil", "app/replay", "app/strictjson", "app/version", "keystore", "policy", "sandbox",
 		"app/daemon"}, // serve.go only: see TestOnlyServeConstructsADaemon
 		tests: []string{"app/daemon"},
 		why:   "the commands reach the daemon through the API's client"},
