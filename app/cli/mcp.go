@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/mcp"
+	"github.com/agatehq/agate/app/mcpinstall"
 )
 
 func init() {
@@ -147,5 +149,110 @@ func serverEnv(env []string) []string {
 
 // mcpInstall is `agate mcp install` and `agate mcp uninstall`.
 func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
-	return errors.New("not yet")
+	verb := "install"
+	if undo {
+		verb = "uninstall"
+	}
+	fs := newFlags(e, "mcp")
+	project := fs.String("project", "", "the project folder whose config to edit (default: the user's)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("mcp %s: name one client (%s)", verb, strings.Join(mcpinstall.Clients(), ", "))
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return fmt.Errorf("mcp %s: %w", verb, err)
+	}
+	proj := *project
+	if proj != "" {
+		if proj, err = filepath.Abs(proj); err != nil {
+			return usageErr(err)
+		}
+	}
+	targets, err := mcpinstall.Targets(pos[0], home, proj, nil)
+	if err != nil {
+		return usageErr(err)
+	}
+	var opts mcpinstall.Options
+	if !undo {
+		if opts.Agate, err = agateBinary(); err != nil {
+			return fmt.Errorf("mcp install: %w", err)
+		}
+	}
+	var remote []mcpinstall.Server
+	failed := false
+	for _, t := range targets {
+		var res mcpinstall.Result
+		if undo {
+			res, err = mcpinstall.Uninstall(t)
+		} else {
+			res, err = mcpinstall.Install(t, opts)
+		}
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "%s: %v\n", t.File, err)
+			failed = true
+			continue
+		}
+		printInstall(e, res, undo)
+		remote = append(remote, res.Remote...)
+	}
+	if len(remote) > 0 {
+		fmt.Fprintln(e.Stdout, "\nNot gated by agate's MCP proxy (HTTP/SSE servers: the proxy gates only servers it starts):")
+		for _, s := range remote {
+			fmt.Fprintf(e.Stdout, "  %s: %s\n", s.Key, s.URL)
+		}
+	}
+	if failed {
+		return &exitError{code: exitFailure, err: errSilent}
+	}
+	if !undo {
+		fmt.Fprintf(e.Stdout, "\nRestart %s to start its servers through agate. `agate mcp uninstall %s` puts them back.\n", pos[0], pos[0])
+	}
+	return nil
+}
+
+// printInstall says what one file's edit did.
+func printInstall(e *Env, res mcpinstall.Result, undo bool) {
+	switch {
+	case !res.Exists:
+		fmt.Fprintf(e.Stdout, "%s: not there, nothing to do\n", res.File)
+		return
+	case res.Changed:
+		fmt.Fprintf(e.Stdout, "%s (backup: %s)\n", res.File, res.Backup)
+	default:
+		fmt.Fprintf(e.Stdout, "%s: unchanged\n", res.File)
+	}
+	for _, s := range res.Rewritten {
+		if undo {
+			fmt.Fprintf(e.Stdout, "  %s: runs %s again, not through agate\n", s.Key, strings.Join(append([]string{s.Command}, s.Args...), " "))
+		} else {
+			fmt.Fprintf(e.Stdout, "  %s: now runs through agate as %s (mcp__%s__*)\n", s.Key, s.Name, s.Name)
+		}
+	}
+	for _, s := range res.Proxied {
+		if undo {
+			fmt.Fprintf(e.Stdout, "  %s: does not run through agate\n", s.Key)
+		} else {
+			fmt.Fprintf(e.Stdout, "  %s: already runs through agate\n", s.Key)
+		}
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(e.Stdout, "  %s: left as it is: %s\n", s.Key, s.Why)
+	}
+}
+
+// agateBinary is the path of the running agate, links resolved: what
+// the clients are to start.
+func agateBinary() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the agate binary: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return exe, nil
 }

@@ -359,3 +359,52 @@ func TestMCPRunFilesystemServer(t *testing.T) {
 		t.Fatal("the denied write reached the disk")
 	}
 }
+
+// TestMCPInstallCommand runs `agate mcp install` and `uninstall` for a
+// client, the built binary in a scratch home: the stdio server is
+// rewritten to run through that binary, the HTTP server is named as not
+// gated, and uninstall gives the file back.
+func TestMCPInstallCommand(t *testing.T) {
+	bin := buildCLI(t)
+	home := t.TempDir()
+	file := filepath.Join(home, ".cursor", "mcp.json")
+	orig := "{\n  \"mcpServers\": {\n    \"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/tmp\"]},\n    \"web\": {\"url\": \"https://mcp.example.com/sse\"}\n  }\n}\n"
+	os.MkdirAll(filepath.Dir(file), 0o700)
+	if err := os.WriteFile(file, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "HOME="+home)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("agate %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	out := run("mcp", "install", "cursor")
+	for _, want := range []string{"fs: now runs through agate as fs", "Not gated by agate's MCP proxy", "web: https://mcp.example.com/sse"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output does not say %q:\n%s", want, out)
+		}
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+		} `json:"mcpServers"`
+	}
+	b, _ := os.ReadFile(file)
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	fs := cfg.MCPServers["fs"]
+	if fs.Command != bin || strings.Join(fs.Args, " ") != "mcp run --name fs -- npx -y @modelcontextprotocol/server-filesystem /tmp" {
+		t.Fatalf("the rewritten server: %+v", fs)
+	}
+	run("mcp", "uninstall", "cursor")
+	if b, _ := os.ReadFile(file); string(b) != orig {
+		t.Fatalf("uninstall did not give the file back:\n%s", b)
+	}
+}
