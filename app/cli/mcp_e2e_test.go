@@ -301,6 +301,22 @@ func TestMCPRunFakeServer(t *testing.T) {
 		t.Fatalf("the proxy exited %d, the server 3", code)
 	}
 
+	// A proxy killed without a word loses its registration: the hook
+	// decides again.
+	c = startProxy(t, p, dir, env, "--name", "fake", "--", self)
+	c.initialize()
+	c.list(2)
+	proxied := func() bool {
+		resp, err := client.Decide(context.Background(), &api.DecideRequest{Tool: "mcp__fake__echo", Agent: "claude-code", Session: "s", Cwd: dir})
+		return err == nil && strings.Contains(resp.Reason, daemon.ReasonProxied)
+	}
+	if !proxied() {
+		t.Fatal("the hook did not step aside")
+	}
+	c.cmd.Process.Kill()
+	c.wait()
+	apptest.WaitFor(t, "the killed proxy's registration to end", func() bool { return !proxied() })
+
 	// SIGTERM ends the server and the proxy.
 	c = startProxy(t, p, dir, env, "--name", "fake", "--", self)
 	c.initialize()

@@ -95,7 +95,10 @@ func (ps *proxies) covering(server, tool string, ancestors []int) *proxyEntry {
 			continue
 		}
 		for _, a := range ancestors {
-			if a == e.clientPID {
+			// The proxy must still be the child of the client it
+			// registered under: a client that died and whose pid was
+			// taken by another process is not covered.
+			if a == e.clientPID && parentPID(e.proxyPID) == e.clientPID {
 				return e
 			}
 		}
@@ -176,7 +179,8 @@ func (d *Daemon) handleMCPProxies(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-t.C:
-			if !processAlive(pid) || send(api.MCPProxyEvent{Type: "heartbeat", Secrets: d.knownSecrets() != nil}) != nil {
+			if !processAlive(pid) || parentPID(pid) != client ||
+				send(api.MCPProxyEvent{Type: "heartbeat", Secrets: d.knownSecrets() != nil}) != nil {
 				return
 			}
 		}

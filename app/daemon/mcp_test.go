@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -161,11 +160,19 @@ func TestMCPProxyStepAside(t *testing.T) {
 		}
 	}
 	// A hook of another client (a process outside this one's ancestry)
-	// is decided as ever: run the same request from a child that is
-	// re-parented (setsid is not enough; a double fork is) — simulated
-	// here by asking about a pid chain without the client.
-	if e := (&proxies{byID: map[string]*proxyEntry{"x": {server: "gh", clientPID: os.Getppid(), tools: map[string]bool{"delete_repo": true}}}}).covering("gh", "delete_repo", []int{12345, 1}); e != nil {
+	// is decided as ever.
+	ps := &proxies{byID: map[string]*proxyEntry{"x": {server: "gh", proxyPID: os.Getpid(), clientPID: os.Getppid(), tools: map[string]bool{"delete_repo": true}}}}
+	if e := ps.covering("gh", "delete_repo", []int{12345, 1}); e != nil {
 		t.Fatal("a process outside the client's tree is covered")
+	}
+	if e := ps.covering("gh", "delete_repo", ancestors(os.Getpid(), 32)); e == nil {
+		t.Fatal("the client's own tree is not covered")
+	}
+	// A proxy whose client is gone (it was re-parented) covers nothing,
+	// even for a process that took the client's pid.
+	ps.byID["x"].proxyPID = 1
+	if e := ps.covering("gh", "delete_repo", ancestors(os.Getpid(), 32)); e != nil {
+		t.Fatal("a proxy that is no longer its client's child is covered")
 	}
 	// The proxy goes: so does the step aside.
 	stop()
@@ -178,10 +185,8 @@ func TestMCPProxyStepAside(t *testing.T) {
 func TestMCPProxyLeaseEndsWithItsProcess(t *testing.T) {
 	p := apptest.Paths(t, "")
 	d, _ := startDaemon(t, p)
-	// A child that registers and then is killed: `sleep` holding a
-	// connection is played by a shell with socat-free bash /dev/tcp? Use
-	// this test binary's own client in a goroutine instead, then cut the
-	// connection by cancelling: the daemon must notice at once.
+	// The registration's connection closes (as when the proxy is
+	// killed): the daemon notices at once.
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &api.Client{Socket: p.Socket}
 	up := make(chan struct{})
@@ -210,5 +215,4 @@ func TestMCPProxyLeaseEndsWithItsProcess(t *testing.T) {
 	if err := c.RegisterMCPProxy(context.Background(), &api.MCPProxy{Session: "q", Server: "../x"}, nil); err == nil {
 		t.Fatal("a bad server name registered")
 	}
-	_ = exec.Command
 }
