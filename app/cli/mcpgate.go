@@ -143,13 +143,15 @@ func (g *daemonGate) beginCall() string {
 	return "mcp-" + strconv.FormatInt(g.batch, 10)
 }
 
-// endCall counts a call out (denied, or answered).
-func (g *daemonGate) endCall() {
+// endCall counts a call out (denied, or answered), and reports whether
+// it was the last of its run.
+func (g *daemonGate) endCall() (last bool) {
 	g.runMu.Lock()
 	defer g.runMu.Unlock()
 	if g.inflight > 0 {
 		g.inflight--
 	}
+	return g.inflight == 0
 }
 
 func (g *daemonGate) currentRun() string {
@@ -218,10 +220,15 @@ func (g *daemonGate) Pin(ctx context.Context, s mcp.Session, tools []mcp.ToolDef
 	return out, nil
 }
 
-// Taint tells the daemon of a forwarded call's answer.
+// Taint tells the daemon of a forwarded call's answer, which taints
+// the run for the calls of it still being decided. The last answer of
+// a run taints nothing (the next call starts a new run), and the daemon
+// is not asked.
 func (g *daemonGate) Taint(ctx context.Context, s mcp.Session, tool string) error {
 	run := g.currentRun()
-	g.endCall()
+	if g.endCall() {
+		return nil
+	}
 	err := g.client.MCPResult(ctx, &api.MCPResult{Agent: agentFor(s.Client), Session: s.ID, Run: run, Server: s.Server, Tool: tool})
 	if err != nil {
 		return fmt.Errorf("agate's daemon: %w", err)

@@ -1,6 +1,7 @@
 package mcppin
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -176,6 +177,18 @@ func (s *Store) Pin(server string, tools []mcp.ToolDef) ([]mcp.ToolChange, error
 // Check compares one tool's definition with its pin: nil when it is the
 // pinned one, the change when not. A tool not pinned yet is pinned now.
 func (s *Store) Check(server string, d mcp.ToolDef) (*mcp.ToolChange, error) {
+	// The common case, the pinned definition itself, byte for byte:
+	// the pin was checked when it was made.
+	s.mu.Lock()
+	pins, err := s.load(server)
+	same := err == nil && equalDefs(pins[d.Name], d)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if same {
+		return nil, nil
+	}
 	changes, err := s.Pin(server, []mcp.ToolDef{d})
 	if err != nil || len(changes) == 0 {
 		return nil, err
@@ -232,4 +245,12 @@ func (s *Store) Forget() {
 	s.mu.Lock()
 	s.cache = map[string]map[string]mcp.ToolDef{}
 	s.mu.Unlock()
+}
+
+// equalDefs reports whether two definitions are the same, field by
+// field, their hash included.
+func equalDefs(a, b mcp.ToolDef) bool {
+	return a.Hash != "" && a.Hash == b.Hash && a.Name == b.Name && a.Title == b.Title && a.Description == b.Description &&
+		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema) &&
+		bytes.Equal(a.Annotations, b.Annotations) && bytes.Equal(a.Execution, b.Execution)
 }

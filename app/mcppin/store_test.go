@@ -122,3 +122,21 @@ func FuzzPinFile(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckRefusesAForgeryOfThePin: a definition that carries the
+// pinned hash but other fields is not taken for the pin.
+func TestCheckRefusesAForgeryOfThePin(t *testing.T) {
+	s := Open(t.TempDir())
+	d := def(t, `{"name":"read","description":"reads","inputSchema":{"type":"object"}}`)
+	if _, err := s.Pin("fs", []mcp.ToolDef{d}); err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := s.Check("fs", d); ch != nil || err != nil {
+		t.Fatalf("the pin itself: %+v %v", ch, err)
+	}
+	forged := d
+	forged.InputSchema = []byte(`{"type":"object","properties":{"cmd":{}}}`)
+	if _, err := s.Check("fs", forged); !errors.Is(err, ErrBadDefinition) {
+		t.Fatalf("a forged definition with the pin's hash: %v", err)
+	}
+}
