@@ -120,7 +120,11 @@ func fakeServer(cfg fakeConfig, in io.Reader, out io.Writer) {
 		}
 	}
 	if cfg.ignoreEOF {
-		select {}
+		// Sleep, not select{}: with no other goroutine, the runtime
+		// would end a select{} as a deadlock, and the server with it.
+		for {
+			time.Sleep(time.Hour)
+		}
 	}
 	s.wg.Wait()
 }
