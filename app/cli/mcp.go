@@ -105,7 +105,7 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	}
 	server := mcpServerConfig(paths, *name, e.Stderr)
 	gate := newDaemonGate(&api.Client{Socket: paths.Socket}, cwd, e.Stderr)
-	server.secrets = &daemonSecrets{g: gate}
+	server.secrets = &resultSecrets{g: gate}
 	// A client that closes its end makes writes to stdout fail with
 	// EPIPE, not kill the proxy with SIGPIPE (which would leave the
 	// server running): the proxy then ends the server.

@@ -93,7 +93,7 @@ func BenchmarkMCPCallDaemon(b *testing.B) {
 	go func() {
 		defer close(done)
 		mcp.Run(context.Background(), mcp.Options{Name: "bench", Command: []string{self}, Env: benchDefs(b),
-			Stdin: cinR, Stdout: coutW, Gate: gate, Secrets: &daemonSecrets{g: gate}})
+			Stdin: cinR, Stdout: coutW, Gate: gate, Secrets: &resultSecrets{g: gate}})
 	}()
 	b.Cleanup(func() {
 		cinW.Close()

@@ -18,6 +18,7 @@ import (
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/apptest"
 	"github.com/agatehq/agate/app/daemon"
+	"github.com/agatehq/agate/keystore"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -242,6 +243,8 @@ func TestMCPRunFakeServer(t *testing.T) {
 	d, client := startDaemon(t, p)
 	fp := &fakePrompter{answer: daemon.Answer{Verdict: policy.Allow, Scope: api.ScopeOnce}}
 	d.SetPrompter(fp, "tray")
+	const sealed = "correct-horse-battery-staple-42"
+	d.SetSecrets(keystore.NewIndex(map[string]string{"keystore:demo": sealed}))
 	dir := t.TempDir()
 	defs := filepath.Join(dir, "defs.json")
 	self, _ := os.Executable()
@@ -259,6 +262,16 @@ func TestMCPRunFakeServer(t *testing.T) {
 	}
 	if len(fp.asked) != 0 {
 		t.Fatalf("an allowed call asked: %+v", fp.asked)
+	}
+	// A secret agate keeps does not reach the client: the daemon cuts it
+	// out.
+	if r := c.call(5, "echo", map[string]any{"text": "the password is " + sealed + "."}); r.isError || r.text != "the password is [secret keystore:demo]." {
+		t.Fatalf("a result with a sealed secret: %+v", r)
+	}
+	// A credential in a result does not reach the client.
+	key := "ghp_" + strings.Repeat("aB3dE6", 6)
+	if r := c.call(4, "echo", map[string]any{"text": "token: " + key + " ok"}); r.isError || strings.Contains(r.raw, key) || !strings.Contains(r.text, "token: [REDACTED") || !strings.HasSuffix(r.text, " ok") {
+		t.Fatalf("a result with a credential: %+v", r)
 	}
 	// While the proxy lives, a hook of its client (this process, which
 	// started it) steps aside for the server's listed tools.

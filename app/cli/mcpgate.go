@@ -240,38 +240,58 @@ func (g *daemonGate) Taint(ctx context.Context, s mcp.Session, tool string) erro
 // a longer one is withheld whole.
 const maxRedact = 16 << 20
 
-// daemonSecrets cuts the secret values the daemon knows out of result
-// strings, the daemon doing the cutting: the values never leave it. A
-// string it cannot check (the daemon gone, too long) is withheld.
-type daemonSecrets struct {
+// withheld stands for a string agate could not check for secrets.
+const withheld = "[withheld: agate could not check this text for secrets]"
+
+// resultSecrets cuts secrets out of result strings: the values the
+// daemon knows, the daemon doing the cutting (the values never leave
+// it), and credential-shaped strings (provider keys, private keys, a
+// long token assigned to a credential-looking name), found here. A
+// string the daemon cannot check (gone, too long) is withheld.
+type resultSecrets struct {
 	g *daemonGate
 
 	mu   sync.Mutex // guards last
 	last map[string]string
 }
 
-var _ policy.KnownSecrets = (*daemonSecrets)(nil)
+var _ policy.KnownSecrets = (*resultSecrets)(nil)
 
-// Contains asks the daemon; the answer is kept for Redact.
-func (d *daemonSecrets) Contains(s string) bool {
-	if !d.g.secrets.Load() || len(s) < 8 {
+// Contains reports whether s holds a secret; what it becomes is kept for
+// Redact.
+func (d *resultSecrets) Contains(s string) bool {
+	if len(s) < 8 {
 		return false
 	}
-	var out string
-	if len(s) > maxRedact {
-		out = "[withheld: agate cannot check a text this long for secrets]"
-	} else {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		r, err := d.g.client.RedactMCP(ctx, s)
-		cancel()
-		switch {
-		case err != nil:
-			out = "[withheld: agate could not check this text for secrets]"
-		case !r.Found:
-			return false
-		default:
-			out = r.Text
+	out, found := s, false
+	if d.g.secrets.Load() {
+		if len(s) > maxRedact {
+			out, found = "[withheld: agate cannot check a text this long for secrets]", true
+		} else {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			r, err := d.g.client.RedactMCP(ctx, s)
+			cancel()
+			switch {
+			case err != nil:
+				out, found = withheld, true
+			case r.Found:
+				out, found = r.Text, true
+			}
 		}
+	}
+	if creds := policy.FindCredentials(out); len(creds) > 0 {
+		var b strings.Builder
+		at := 0
+		for _, c := range creds {
+			b.WriteString(out[at:c.Start])
+			b.WriteString("[REDACTED " + c.Kind + "]")
+			at = c.End
+		}
+		b.WriteString(out[at:])
+		out, found = b.String(), true
+	}
+	if !found {
+		return false
 	}
 	d.mu.Lock()
 	if d.last == nil || len(d.last) > 64 {
@@ -282,15 +302,15 @@ func (d *daemonSecrets) Contains(s string) bool {
 	return true
 }
 
-// Redact returns what Contains found for s.
-func (d *daemonSecrets) Redact(s string) string {
+// Redact returns what Contains made of s.
+func (d *resultSecrets) Redact(s string) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if out, ok := d.last[s]; ok {
 		delete(d.last, s)
 		return out
 	}
-	return "[withheld: agate could not check this text for secrets]"
+	return withheld
 }
 
 // mcpServer is what the config says of one proxied server.
