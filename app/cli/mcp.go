@@ -115,7 +115,7 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	code, err := mcp.Run(ctx, mcp.Options{
 		Name:    *name,
 		Command: command,
-		Env:     serverEnv(os.Environ()),
+		Env:     serverEnv(os.Environ(), server.scrub),
 		Stdin:   e.Stdin,
 		Stdout:  e.Stdout,
 		Stderr:  e.Stderr,
@@ -133,13 +133,19 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 }
 
 // serverEnv is the proxy's environment without agate's own variables
-// (AGATE_*: the key store's passphrase, the socket, the state folder):
-// the server is not agate's to trust with them.
-func serverEnv(env []string) []string {
+// (AGATE_*: the key store's passphrase, the socket, the state folder)
+// and without scrub (the config's secrets and vault credentials): the
+// server is not agate's to trust with them. What the client sets for
+// the server itself (its config's "env") stays.
+func serverEnv(env, scrub []string) []string {
+	drop := make(map[string]bool, len(scrub))
+	for _, s := range scrub {
+		drop[s] = true
+	}
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(strings.ToUpper(k), "AGATE_") {
+		if strings.HasPrefix(strings.ToUpper(k), "AGATE_") || drop[k] {
 			continue
 		}
 		out = append(out, kv)

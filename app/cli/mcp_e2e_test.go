@@ -437,3 +437,27 @@ func TestMCPInstallCommand(t *testing.T) {
 		t.Fatalf("uninstall did not give the file back:\n%s", b)
 	}
 }
+
+func TestServerEnv(t *testing.T) {
+	env := []string{"PATH=/bin", "AGATE_PASSPHRASE=pw", "agate_socket=/s", "OPENAI_API_KEY=sk-x", "GITHUB_TOKEN=ghp_x", "VAULT_TOKEN=v", "HOME=/h"}
+	got := strings.Join(serverEnv(env, []string{"OPENAI_API_KEY", "VAULT_TOKEN"}), " ")
+	if got != "PATH=/bin GITHUB_TOKEN=ghp_x HOME=/h" {
+		t.Fatalf("the server's environment: %s", got)
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	for _, tt := range []struct{ args, flags, command string }{
+		{"--name fs -- npx -y pkg", "--name fs", "npx -y pkg"},
+		{"--name=fs npx -y pkg", "--name=fs", "npx -y pkg"},
+		{"npx -y -- pkg", "", "npx -y -- pkg"},
+		{"--socket /s --name fs -- srv --name other", "--socket /s --name fs", "srv --name other"},
+		{"--name fs", "--name fs", ""},
+		{"-- --weird", "", "--weird"},
+	} {
+		flags, command := splitCommand(strings.Fields(tt.args))
+		if strings.Join(flags, " ") != tt.flags || strings.Join(command, " ") != tt.command {
+			t.Errorf("%q: flags %q, command %q", tt.args, flags, command)
+		}
+	}
+}

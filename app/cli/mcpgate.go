@@ -317,6 +317,10 @@ func (d *resultSecrets) Redact(s string) string {
 type mcpServer struct {
 	pii     bool
 	secrets policy.KnownSecrets
+	// scrub are the variables the server is not given: the config's
+	// secrets ([secrets] env, and where they come from) and the vault's
+	// credentials ([secrets] vault_env).
+	scrub []string
 }
 
 // mcpServerConfig reads [mcp.servers.NAME] from the config; a config
@@ -332,5 +336,5 @@ func mcpServerConfig(paths api.Paths, name string, stderr io.Writer) mcpServer {
 		fmt.Fprintf(stderr, "agate mcp %s: the config cannot be read (%v): personal data in results is redacted\n", name, err)
 		return mcpServer{pii: true}
 	}
-	return mcpServer{pii: cfg.MCP.Servers[name].PIIRedact}
+	return mcpServer{pii: cfg.MCP.Servers[name].PIIRedact, scrub: append(cfg.SecretEnvNames(), cfg.Secrets.VaultEnv...)}
 }
