@@ -216,3 +216,20 @@ func TestMCPProxyLeaseEndsWithItsProcess(t *testing.T) {
 		t.Fatal("a bad server name registered")
 	}
 }
+
+// FuzzSplitMCPTool: a policy tool name splits into a valid server name
+// and a tool, and joins back into the same name, or does not split.
+func FuzzSplitMCPTool(f *testing.F) {
+	for _, s := range []string{"mcp__gh__create_issue", "mcp__a__b__c", "mcp____x", "mcp__gh", "Bash", "mcp__g.h-1__t"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		server, tool, ok := splitMCPTool(name)
+		if !ok {
+			return
+		}
+		if mcp.ValidName(server) != nil || tool == "" || mcp.PolicyToolName(server, tool) != name {
+			t.Fatalf("%q split into %q and %q", name, server, tool)
+		}
+	})
+}
