@@ -737,7 +737,7 @@ func (p *Policy) analyseCommand(c *call) {
 		ws = r.Cwd
 	}
 	sa := analyseShellWith(shellEnv{programs: p.programs, cwd: c.cwd, home: p.opts.Home, workspace: ws,
-		self: p.opts.Self, selfPID: p.opts.SelfPID, repo: r.Repo, readPatch: r.ReadPatch}, cmd)
+		self: p.opts.Self, selfPID: p.opts.SelfPID, repo: r.Repo, readPatch: r.ReadPatch, files: r.Files}, cmd)
 	c.shell = sa
 	if sa.err != nil {
 		c.err = sa.err
