@@ -98,8 +98,11 @@ func (f *Facts) gitCmd(ctx context.Context, root string, args ...string) ([]byte
 // Repo answers policy.Request.Repo.
 func (f *Facts) Repo(dir string) policy.RepoFacts {
 	root := repoRoot(dir)
-	if root == "" || f.git == "" {
+	if f.git == "" {
 		return policy.RepoFacts{}
+	}
+	if root == "" {
+		return f.outside(dir)
 	}
 	gitDir := filepath.Join(root, ".git")
 	stamp := mtimeOf(filepath.Join(gitDir, "config")) + "|" + mtimeOf(filepath.Join(gitDir, "config.worktree")) +
@@ -146,6 +149,26 @@ func (f *Facts) Repo(dir string) policy.RepoFacts {
 	}
 	f.mu.Lock()
 	f.repos[root] = repoEntry{facts: rf, stamp: stamp, learned: time.Now()}
+	f.mu.Unlock()
+	return rf
+}
+
+// outside answers Repo for a folder in no repository: git there reads
+// only the person's and the system's config, whose credentials count.
+func (f *Facts) outside(dir string) policy.RepoFacts {
+	const key = "" // no repository's root is ""
+	f.mu.Lock()
+	if e, ok := f.repos[key]; ok && time.Since(e.learned) < time.Minute {
+		f.mu.Unlock()
+		return e.facts
+	}
+	f.mu.Unlock()
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		dir = "/"
+	}
+	rf := policy.RepoFacts{Credentials: f.credentials(dir)}
+	f.mu.Lock()
+	f.repos[key] = repoEntry{facts: rf, learned: time.Now()}
 	f.mu.Unlock()
 	return rf
 }

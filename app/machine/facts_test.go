@@ -90,6 +90,9 @@ func TestRepoFacts(t *testing.T) {
 		if rf := NewFacts().Repo(dir); !slices.Equal(rf.Credentials, []string{"remote.origin.pushurl"}) {
 			t.Errorf("Credentials = %q", rf.Credentials)
 		}
+		if rf := NewFacts().Repo(filepath.Dir(dir)); !slices.Equal(rf.Credentials, []string{"remote.origin.pushurl"}) {
+			t.Errorf("Credentials outside a repository = %q", rf.Credentials)
+		}
 	})
 }
 
