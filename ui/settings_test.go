@@ -374,6 +374,10 @@ func TestTrayMenuAndIcon(t *testing.T) {
 	if got != "Ask|Accept edits|Plan*||Pending approvals (0)|Settings...|Activity...|Resume agents (back to Accept edits)||Quit" {
 		t.Errorf("menu, paused, yolo forbidden: %s", got)
 	}
+	got = strings.Join(labels(trayInput{mode: "ask", leaks: 2, leak: "GitHub token 0f4e5fb3374f"}), "|")
+	if got != "Ask*|Accept edits|Plan||Pending approvals (0)|Settings...|Activity...|Pause all agents|2 secrets pasted into a chat: rotate (agate doctor)||Quit" {
+		t.Errorf("menu, two leaks: %s", got)
+	}
 	// With nothing waiting "Pending approvals" opens nothing.
 	for _, n := range []int{0, 2} {
 		for _, it := range trayMenu(trayInput{mode: "ask", pending: n}, trayActions{}).Items {
@@ -397,6 +401,9 @@ func TestTrayItem(t *testing.T) {
 		{trayInput{mode: "ask", pending: 3, configErr: "x"}, "agate: 3 calls waiting for your answer", "NeedsAttention"},
 		{trayInput{mode: "ask", configErr: "x"}, "agate: config.toml has an error (see Settings); the last good settings hold", "Active"},
 		{trayInput{mode: "plan", paused: true}, "agate: agents paused (plan mode): every call that acts is denied", "Active"},
+		{trayInput{mode: "ask", leaks: 1, leak: "keystore:openai (OpenAI API key, 2fdc87e8cb41)", configErr: "x"},
+			"agate: 1 secret pasted into a chat, the latest keystore:openai (OpenAI API key, 2fdc87e8cb41): rotate it (agate doctor says how)", "Active"},
+		{trayInput{mode: "ask", leaks: 2, pending: 1}, "agate: 1 call waiting for your answer", "NeedsAttention"},
 	} {
 		title, tip, status := trayItem(tt.in)
 		if title != "agate" || tip != tt.tooltip || status != tt.wantedStatus {
