@@ -644,8 +644,7 @@ func (d *Daemon) Close() error {
 		d.listener.Close()
 	}
 	d.mu.Unlock()
-	d.pasted.mu.Lock() // the prompt scan in progress ends first
-	defer d.pasted.mu.Unlock()
+	d.pasted.close() // the prompt scans waiting end first: they write the audit log
 	return d.audit.Close()
 }
 

@@ -103,8 +103,12 @@ const maxPastedWaiting = 16
 
 // pastedQueue runs prompt scans one at a time.
 type pastedQueue struct {
-	mu      sync.Mutex   // held by the scan in progress
-	waiting atomic.Int32 // scans started or waiting in the background
+	mu      sync.Mutex     // held by the scan in progress
+	bg      sync.WaitGroup // the scans in the background
+	waiting atomic.Int32   // scans started or waiting in the background
+
+	state  sync.Mutex // guards closed
+	closed bool       // the daemon is closing: no more scans
 }
 
 // notePrompt scans a new run's prompt, in the background after the hook
@@ -114,20 +118,38 @@ func (d *Daemon) notePrompt(t *api.TaintRequest) {
 		return
 	}
 	agent, session, run, prompt, at := t.Agent, t.Session, t.Run, t.Prompt, time.Now()
+	q := &d.pasted
 	scan := func() {
-		d.pasted.mu.Lock() // one scan at a time: a flood of prompts queues here, not on every core
-		defer d.pasted.mu.Unlock()
+		q.mu.Lock() // one scan at a time: a flood of prompts queues here, not on every core
+		defer q.mu.Unlock()
 		d.scanPasted(context.Background(), agent, session, run, prompt, at)
 	}
-	if d.pasted.waiting.Add(1) > maxPastedWaiting {
-		d.pasted.waiting.Add(-1)
+	q.state.Lock()
+	if q.closed {
+		q.state.Unlock()
+		return
+	}
+	if q.waiting.Add(1) > maxPastedWaiting {
+		q.waiting.Add(-1)
+		q.state.Unlock()
 		scan()
 		return
 	}
+	q.bg.Add(1)
+	q.state.Unlock()
 	go func() {
-		defer d.pasted.waiting.Add(-1)
+		defer q.bg.Done()
+		defer q.waiting.Add(-1)
 		scan()
 	}()
+}
+
+// close waits for the scans in the background, and takes no more.
+func (q *pastedQueue) close() {
+	q.state.Lock()
+	q.closed = true
+	q.state.Unlock()
+	q.bg.Wait()
 }
 
 // scanPasted records the secrets a prompt carries: in the leak record,

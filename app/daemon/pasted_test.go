@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,5 +182,67 @@ func TestPastedSecretsThroughTheAPI(t *testing.T) {
 	}
 	if err := c.StartRun(ctx, &api.TaintRequest{Agent: "a", Session: "s"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// benchPrompt is a 4 KiB prompt of ordinary prose with a token in it.
+func benchPrompt() string {
+	var b strings.Builder
+	for b.Len() < 4<<10 {
+		b.WriteString("Please fix the failing test in the parser, then run make test and tell me what changed. ")
+	}
+	b.WriteString("Use ghp_" + strings.Repeat("x1Y", 12) + " to push.")
+	return b.String()
+}
+
+// BenchmarkScanPrompt is the scan of a 4 KiB prompt against 20 known
+// secrets: what the daemon spends per prompt, after the hook's answer.
+func BenchmarkScanPrompt(b *testing.B) {
+	known := map[string]string{}
+	for i := range 20 {
+		known[fmt.Sprintf("keystore:k%d", i)] = fmt.Sprintf("secret-value-%02d-Zq9fK2mXc8LrT4vW", i)
+	}
+	ix := keystore.NewIndex(known)
+	prompt := benchPrompt()
+	b.SetBytes(int64(len(prompt)))
+	for b.Loop() {
+		if len(scanPrompt(prompt, ix)) != 1 {
+			b.Fatal("the token was not found")
+		}
+	}
+}
+
+// BenchmarkStartRun is a new run through the socket, as the prompt hook
+// sends it: with no prompt; with a 4 KiB prompt, without and with a token,
+// one at a time (the scan and its record happen after the answer, and are
+// waited for outside the timer); and the same back to back, a flood that
+// fills the background queue, so scans run inline.
+func BenchmarkStartRun(b *testing.B) {
+	for _, tc := range []struct {
+		name, prompt string
+		wait         bool
+	}{
+		{"no-prompt", "", true},
+		{"prompt-4KiB-none", strings.ReplaceAll(benchPrompt(), "ghp_", "see "), true},
+		{"prompt-4KiB-token", benchPrompt(), true},
+		{"prompt-4KiB-token-flood", benchPrompt(), false},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			p := apptest.Paths(b, "")
+			d, c := startDaemon(b, p)
+			req := &api.TaintRequest{Agent: "claude-code", Session: "s1", Prompt: tc.prompt}
+			for b.Loop() {
+				if err := c.StartRun(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+				if tc.wait {
+					b.StopTimer()
+					for d.pasted.waiting.Load() > 0 {
+						time.Sleep(50 * time.Microsecond)
+					}
+					b.StartTimer()
+				}
+			}
+		})
 	}
 }
