@@ -2,12 +2,19 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/app/audit"
+	"github.com/agatehq/agate/app/hook"
 	"github.com/agatehq/agate/app/leaks"
 	"github.com/agatehq/agate/keystore"
 )
@@ -88,5 +95,66 @@ func TestPastedLeaks(t *testing.T) {
 	ls, err := rec.List()
 	if err != nil || len(ls) != 1 || ls[0].Name != "" {
 		t.Errorf("left on record: %+v, %v", ls, err)
+	}
+}
+
+// TestPastedThroughTheHooks: each agent's recorded prompt event, with a
+// token pasted in, goes through `agate hook` to a real daemon: the hook
+// answers as for any prompt, and the daemon records the token as pasted
+// into that agent's chat.
+func TestPastedThroughTheHooks(t *testing.T) {
+	p := apptest.Paths(t, "")
+	_, c := startDaemon(t, p)
+	t.Setenv("AGATE_CONFIG", p.Config)
+	t.Setenv("AGATE_STATE_DIR", p.State)
+	t.Setenv("AGATE_SOCKET", p.Socket)
+	events := map[string]string{
+		hook.ClaudeCode: "claude-code/userpromptsubmit.json",
+		hook.Gemini:     "gemini/beforeagent.json",
+		hook.Cursor:     "cursor/beforeSubmitPrompt.json",
+		"codex":         "codex/userpromptsubmit.json",
+	}
+	want := map[string]string{} // fingerprint -> agent
+	for i, agent := range slices.Sorted(maps.Keys(events)) {
+		if !hook.Known(agent) {
+			continue
+		}
+		var in map[string]any
+		if err := json.Unmarshal([]byte(payload(t, events[agent])), &in); err != nil {
+			t.Fatal(err)
+		}
+		token := fmt.Sprintf("ghp_%d%s", i, strings.Repeat("x1Y", 12))
+		in["prompt"] = "push it with " + token + " please"
+		b, _ := json.Marshal(in)
+		code, out, errOut := runHook(t, string(b), agent, "--agent-timeout", "60s")
+		if code != 0 || strings.Contains(out, "deny") || strings.Contains(out, "block") {
+			t.Errorf("%s: the prompt hook answered exit %d %q %q", agent, code, out, errOut)
+		}
+		want[keystore.Fingerprint(token)] = agent
+	}
+	var ls []api.Leak
+	for deadline := time.Now().Add(10 * time.Second); len(ls) < len(want) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		st, err := c.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = st.Leaks
+	}
+	if len(ls) != len(want) {
+		t.Fatalf("leaks %+v, want %d", ls, len(want))
+	}
+	for _, l := range ls {
+		if want[l.Fingerprint] != l.Agent || l.Kind != "GitHub token" || !strings.HasPrefix(l.Where, "pasted into "+l.Agent+"'s chat") {
+			t.Errorf("leak %+v", l)
+		}
+	}
+}
+
+func TestLogLineOfALeak(t *testing.T) {
+	r := &audit.Record{Time: time.Now(), Event: "secret.leaked", Agent: "gemini", Subject: "GitHub token 0f4e5fb3374f",
+		Reason: "pasted into gemini's chat, session s2: rotate it"}
+	if got := formatRecord(r); !strings.Contains(got, `secret.leaked      gemini`) ||
+		!strings.HasSuffix(got, `"GitHub token 0f4e5fb3374f" [pasted into gemini's chat, session s2: rotate it]`) {
+		t.Errorf("log line: %s", got)
 	}
 }
