@@ -50,14 +50,16 @@ func scanPrompt(text string, known valueMatcher) []pastedSecret {
 	if known != nil {
 		matches = known.Matches(text)
 	}
-	creds := policy.FindCredentials(text)
-	for _, c := range creds {
-		if i := overlapping(matches, c.Start, c.End); i >= 0 {
+	for _, c := range policy.FindCredentials(text) {
+		span := text[c.Start:c.End]
+		value := credentialValue(c.Kind, span)
+		start := c.Start + strings.Index(span, value)
+		if i := covering(matches, start, start+len(value)); i >= 0 {
 			m := matches[i]
 			add(pastedSecret{Fingerprint: m.Fingerprint, Kind: c.Kind, Name: m.Label})
 			continue
 		}
-		add(pastedSecret{Fingerprint: keystore.Fingerprint(credentialValue(c.Kind, text[c.Start:c.End])), Kind: c.Kind})
+		add(pastedSecret{Fingerprint: keystore.Fingerprint(value), Kind: c.Kind})
 	}
 	for _, m := range matches {
 		if seen[m.Fingerprint] {
@@ -72,11 +74,11 @@ func scanPrompt(text string, known valueMatcher) []pastedSecret {
 	return out
 }
 
-// overlapping returns the index of the match that overlaps [start, end),
-// or -1.
-func overlapping(ms []keystore.Match, start, end int) int {
+// covering returns the index of the match that covers [start, end), or
+// -1: a credential is a known secret's when the known value is all of it.
+func covering(ms []keystore.Match, start, end int) int {
 	for i, m := range ms {
-		if m.Start < end && start < m.End {
+		if m.Start <= start && end <= m.End {
 			return i
 		}
 	}

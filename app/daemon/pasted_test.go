@@ -82,6 +82,14 @@ func TestScanPrompt(t *testing.T) {
 	if got := scanPrompt("use "+openai, nil); len(got) != 1 || got[0].Name != "" {
 		t.Errorf("with no known secrets: %+v", got)
 	}
+	// A known value inside a longer credential does not name it: both are
+	// recorded, each by its own fingerprint.
+	other := "sk-proj-" + strings.Repeat("aB3", 12)
+	got := scanPrompt("a new key: "+other, keystore.NewIndex(map[string]string{"keystore:prefix": "sk-proj-"}))
+	if len(got) != 2 || got[0].Name != "" || got[0].Fingerprint != keystore.Fingerprint(other) ||
+		got[1].Name != "keystore:prefix" || got[1].Kind != leaks.KindKnown {
+		t.Errorf("a known value inside another credential: %+v", got)
+	}
 }
 
 // A prompt carrying secrets reaches the daemon through the runs route: the
@@ -245,4 +253,23 @@ func BenchmarkStartRun(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzScanPrompt: any prompt scans without a panic, and what it finds is
+// named by fingerprints, each once, never by text of the prompt.
+func FuzzScanPrompt(f *testing.F) {
+	f.Add("use sk-proj-Zq9fK2mXc8LrT4vW7yB1nA5sQ0pL3kJ6.")
+	f.Add("API_KEY=Zx8Qw2Lm9Rt4Vb7Nc1Kd5Hg3 token:'Zx8Qw2Lm9Rt4Vb7Nc1Kd5Hg3==' Bearer Zx8Qw2Lm9Rt4Vb7Nc1Kd5Hg3")
+	f.Add("-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END")
+	f.Add("another-ordinary-looking-string-42 split another-ordinary looking-string-42")
+	ix := keystore.NewIndex(map[string]string{"keystore:deploy": "another-ordinary-looking-string-42", "keystore:prefix": "sk-proj-"})
+	f.Fuzz(func(t *testing.T, prompt string) {
+		seen := map[string]bool{}
+		for _, p := range scanPrompt(prompt, ix) {
+			if len(p.Fingerprint) != keystore.FingerprintLen || seen[p.Fingerprint] || p.Kind == "" {
+				t.Fatalf("%q: found %+v", prompt, p)
+			}
+			seen[p.Fingerprint] = true
+		}
+	})
 }
