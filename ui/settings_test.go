@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -612,5 +613,29 @@ func TestConfigBool(t *testing.T) {
 	}
 	if _, known := configBool(section{}, "nope"); known {
 		t.Error("a key that is not there")
+	}
+}
+
+// TestTrayLeaks: a secret on the daemon's leak record shows in the tray's
+// state, named as agate names it.
+func TestTrayLeaks(t *testing.T) {
+	d := newTestDaemon(t, "")
+	if in := readTray(d); in.leaks != 0 {
+		t.Fatalf("no record, %d leaks", in.leaks)
+	}
+	rec := `{"version":1,"leaks":[{"fingerprint":"0f4e5fb3374f","kind":"GitHub token","where":"pasted into gemini's chat",` +
+		`"first":"2026-12-01T12:00:00Z","last":"2026-12-01T12:00:00Z","count":1}]}`
+	if err := os.MkdirAll(d.Paths().State, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d.Paths().State, "leaks.json"), []byte(rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := readTray(d)
+	if in.leaks != 1 || in.leak != "GitHub token 0f4e5fb3374f" {
+		t.Errorf("tray state %+v", in)
+	}
+	if _, tip, _ := trayItem(in); !strings.Contains(tip, "1 secret pasted into a chat, the latest GitHub token 0f4e5fb3374f") {
+		t.Errorf("tooltip %q", tip)
 	}
 }
