@@ -70,6 +70,8 @@ var rules = []rule{
 		why: "the grants store owns grants.toml: it imports neither the daemon nor the command line"},
 	{pkg: "app/config", may: []string{"app/api", "app/osutil", "policy"},
 		why: "the config owns config.toml and its copies: it imports neither the daemon nor the command line"},
+	{pkg: "app/leaks", may: []string{"app/api", "app/osutil"},
+		why: "the leak record owns leaks.json: it imports neither the daemon nor the command line"},
 
 	{pkg: "app/hooksettings", may: []string{"app/api", "app/hook", "app/osutil"},
 		why: "the agents' settings files are edited with hook's rules, nothing of the daemon's"},
@@ -86,10 +88,10 @@ var rules = []rule{
 	{pkg: "app/mcppin", may: []string{"app/mcp", "app/osutil", "app/strictjson"},
 		why: "the pin store owns the pinned MCP tool definitions: it imports neither the daemon nor the command line"},
 
-	{pkg: "app/daemon", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/machine", "app/mcp", "app/mcppin", "app/osutil",
+	{pkg: "app/daemon", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/leaks", "app/machine", "app/mcp", "app/mcppin", "app/osutil",
 		"app/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
 		why: "the daemon never imports its clients (the command line, the desktop app)"},
-	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/hook", "app/hookcmd",
+	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/hook", "app/hookcmd", "app/leaks",
 		"app/hooksettings", "app/machine", "app/mcp", "app/mcpinstall", "app/osutil", "app/replay", "app/strictjson", "app/version", "keystore", "policy", "sandbox",
 		"app/daemon"}, // serve.go only: see TestOnlyServeConstructsADaemon
 		tests: []string{"app/daemon"},

@@ -330,12 +330,18 @@ func TestMCPRunFakeServer(t *testing.T) {
 	c.wait()
 	apptest.WaitFor(t, "the killed proxy's registration to end", func() bool { return !proxied() })
 
-	// SIGTERM ends the server and the proxy.
+	// SIGTERM ends the server (its stdin closed, then SIGTERM) and the
+	// proxy, at once, with the server's status (this server exits 0 when
+	// its stdin closes).
 	c = startProxy(t, p, dir, env, "--name", "fake", "--", self)
 	c.initialize()
+	t0 := time.Now()
 	c.cmd.Process.Signal(syscall.SIGTERM)
-	if code := c.wait(); code == 0 {
-		t.Fatalf("the proxy exited 0 on SIGTERM")
+	if code := c.wait(); code != 0 && code != 128+int(syscall.SIGTERM) {
+		t.Fatalf("the proxy exited %d on SIGTERM", code)
+	}
+	if d := time.Since(t0); d > 3*time.Second {
+		t.Fatalf("the proxy took %v to stop on SIGTERM", d)
 	}
 
 	// With the daemon gone, every call is denied.
