@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -138,5 +139,21 @@ func TestCheckRefusesAForgeryOfThePin(t *testing.T) {
 	forged.InputSchema = []byte(`{"type":"object","properties":{"cmd":{}}}`)
 	if _, err := s.Check("fs", forged); !errors.Is(err, ErrBadDefinition) {
 		t.Fatalf("a forged definition with the pin's hash: %v", err)
+	}
+}
+
+// TestTooManyTools: a server that lists more tools than the store pins
+// gets an error, and nothing is pinned past the bound.
+func TestTooManyTools(t *testing.T) {
+	s := Open(t.TempDir())
+	tools := make([]mcp.ToolDef, maxTools+1)
+	for i := range tools {
+		tools[i] = def(t, `{"name":"t`+strconv.Itoa(i)+`"}`)
+	}
+	if _, err := s.Pin("fs", tools); err == nil {
+		t.Fatal("pinned more than the bound")
+	}
+	if _, ok, _ := s.Pinned("fs", "t0"); ok {
+		t.Fatal("a page refused whole was pinned in part")
 	}
 }
