@@ -12,7 +12,9 @@
 // them) are edited through hujson's syntax tree, value by value;
 // Codex's config.toml is edited at the byte offsets of the two values
 // go-toml's parser reports. A server already rewritten is left as it
-// is, so Install can run twice.
+// is, so Install can run twice; one rewritten for another agate binary
+// (a program named agate... run as "mcp run ... --") is pointed at this
+// one, never wrapped twice.
 //
 // Servers reached over HTTP or SSE (a "url", "httpUrl" or "serverUrl",
 // a type other than stdio) are not rewritten and are listed as such:

@@ -158,6 +158,15 @@ func TestInstallRoundTrip(t *testing.T) {
 			if err != nil || again.Changed || names(again.Proxied) != tt.rewritten {
 				t.Fatalf("a second install: %+v %v", again, err)
 			}
+			// A moved agate binary: the servers are pointed at the new one,
+			// not wrapped twice.
+			moved, err := Install(tt.target, Options{Agate: "/opt/agate/bin/agate"})
+			if err != nil || !moved.Changed || names(moved.Rewritten) != tt.rewritten {
+				t.Fatalf("an install from a moved binary: %+v %v", moved, err)
+			}
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(agate)) || bytes.Count(b, []byte(`"run"`)) > len(moved.Rewritten) {
+				t.Fatalf("after the move:\n%s", b)
+			}
 			// Uninstall gives the file back.
 			un, err := Uninstall(tt.target)
 			if err != nil || names(un.Rewritten) != tt.rewritten {
@@ -310,7 +319,8 @@ func FuzzEditJSON(f *testing.F) {
 					args, _ = stringArray(m.Value)
 				}
 			}
-			if cmd != s.Command || strings.Join(args, "\x00") != strings.Join(s.Args, "\x00") {
+			wantCmd, wantArgs := original(s)
+			if cmd != wantCmd || strings.Join(args, "\x00") != strings.Join(wantArgs, "\x00") {
 				t.Fatalf("server %q: %q %q, was %q %q", s.Key, cmd, args, s.Command, s.Args)
 			}
 		}
@@ -340,9 +350,19 @@ func FuzzEditTOML(f *testing.F) {
 		for _, s := range res.Rewritten {
 			srv, _ := servers[s.Key].(map[string]any)
 			cmd, _ := srv["command"].(string)
-			if cmd != s.Command || strings.Join(anyStrings(srv["args"]), "\x00") != strings.Join(s.Args, "\x00") {
+			wantCmd, wantArgs := original(s)
+			if cmd != wantCmd || strings.Join(anyStrings(srv["args"]), "\x00") != strings.Join(wantArgs, "\x00") {
 				t.Fatalf("server %q: %q %v, was %q %q", s.Key, cmd, srv["args"], s.Command, s.Args)
 			}
 		}
 	})
+}
+
+// original is what a server ran before any agate: what it ran, or, when
+// it already ran through another agate binary, what that one ran.
+func original(s Server) (string, []string) {
+	if c, a, ok := unwrap(s.Command, s.Args); ok {
+		return c, a
+	}
+	return s.Command, s.Args
 }

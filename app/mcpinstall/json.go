@@ -147,6 +147,11 @@ func editServer(obj *hujson.Object, s Server, o Options, undo bool, res *Result)
 	var newCmd string
 	var newArgs []string
 	switch {
+	case !undo && wrapped && s.Command != o.Agate:
+		// Through another agate binary (moved, reinstalled): this one.
+		obj.Members[cmd].Value.Value = hujson.String(o.Agate)
+		res.Rewritten = append(res.Rewritten, s)
+		return
 	case undo && !wrapped, !undo && wrapped:
 		res.Proxied = append(res.Proxied, s)
 		return

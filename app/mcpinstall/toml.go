@@ -155,6 +155,11 @@ func editTOML(data []byte, t Target, o Options, undo bool) ([]byte, Result, erro
 		var newCmd string
 		var newArgs []string
 		switch {
+		case !undo && wrapped && s.Command != o.Agate:
+			// Through another agate binary (moved, reinstalled): this one.
+			splices = append(splices, splice{ce.valStart, ce.valEnd, tomlString(o.Agate)})
+			res.Rewritten = append(res.Rewritten, s)
+			continue
 		case undo && !wrapped, !undo && wrapped:
 			res.Proxied = append(res.Proxied, s)
 			continue

@@ -57,10 +57,10 @@ func wrap(agate, name, command string, args []string) (string, []string) {
 }
 
 // unwrap returns the original command and args of a server wrap
-// rewrote; ok is false when it is not one.
+// rewrote (a program named agate..., run as "mcp run ... --"); ok is
+// false when it is not one.
 func unwrap(command string, args []string) (orig string, origArgs []string, ok bool) {
-	base := strings.TrimSuffix(filepath.Base(command), ".exe")
-	if base != "agate" && base != "agate-cli" {
+	if !strings.HasPrefix(filepath.Base(command), "agate") {
 		return "", nil, false
 	}
 	if len(args) < 4 || args[0] != "mcp" || args[1] != "run" {
