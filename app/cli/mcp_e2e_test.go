@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -465,5 +466,52 @@ func TestSplitCommand(t *testing.T) {
 		if strings.Join(flags, " ") != tt.flags || strings.Join(command, " ") != tt.command {
 			t.Errorf("%q: flags %q, command %q", tt.args, flags, command)
 		}
+	}
+}
+
+// TestMCPRunDaemonComesBack: a proxy whose daemon restarts registers
+// with the new one and tells it its tools again, so the client's hooks
+// step aside again; while no daemon runs, calls are denied.
+func TestMCPRunDaemonComesBack(t *testing.T) {
+	p := apptest.Paths(t, "[auto]\nmode = \"ask\"\nrules = [\"allow mcp__fake__echo\"]\n")
+	serve := func() (stop func()) {
+		d, err := daemon.New(p, daemon.Options{Logger: log.New(io.Discard, "", 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := daemon.Listen(p.Socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { d.Serve(ctx, l); close(done) }()
+		return func() { cancel(); <-done; d.Close() }
+	}
+	stop := serve()
+	dir := t.TempDir()
+	defs := filepath.Join(dir, "defs.json")
+	writeDefs(t, defs, `[{"name":"echo","inputSchema":{"type":"object"}}]`)
+	self, _ := os.Executable()
+	c := startProxy(t, p, dir, []string{"FAKE_MCP_TOOLS=" + defs}, "--name", "fake", "--", self)
+	c.initialize()
+	c.list(2)
+	client := &api.Client{Socket: p.Socket}
+	proxied := func() bool {
+		resp, err := client.Decide(context.Background(), &api.DecideRequest{Tool: "mcp__fake__echo", Agent: "claude-code", Session: "s", Cwd: dir})
+		return err == nil && strings.Contains(resp.Reason, daemon.ReasonProxied)
+	}
+	if !proxied() {
+		t.Fatal("the hook did not step aside")
+	}
+	stop()
+	if r := c.call(3, "echo", map[string]any{"text": "hi"}); !r.isError {
+		t.Fatalf("a call with no daemon: %+v", r)
+	}
+	stop = serve()
+	defer stop()
+	apptest.WaitFor(t, "the proxy to register with the new daemon", proxied)
+	if r := c.call(4, "echo", map[string]any{"text": "hi"}); r.isError || r.text != "hi" {
+		t.Fatalf("a call once the daemon is back: %+v", r)
 	}
 }

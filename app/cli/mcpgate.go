@@ -28,9 +28,12 @@ type daemonGate struct {
 
 	secrets atomic.Bool // the daemon knows secret values to cut out
 
-	regMu     sync.Mutex // guards regCancel and regDone
+	regMu     sync.Mutex // guards regCancel, regDone and listed
 	regCancel context.CancelFunc
 	regDone   chan struct{}
+	// listed are the tools pinned so far, told again to a daemon that
+	// came back, so that hooks step aside for them again.
+	listed map[string]mcp.ToolDef
 
 	// Runs: a batch of calls decided together is one run (its results
 	// taint the calls still being decided); the next call after they
@@ -72,6 +75,7 @@ func (g *daemonGate) Start(ctx context.Context, s mcp.Session) error {
 				g.secrets.Store(ev.Secrets)
 				if isFirst {
 					report(nil)
+					go g.relist(rctx, s)
 				}
 			})
 			report(err)
@@ -91,6 +95,25 @@ func (g *daemonGate) Start(ctx context.Context, s mcp.Session) error {
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// relist tells a daemon the proxy registered with again of the tools
+// it has listed (none on the first registration).
+func (g *daemonGate) relist(ctx context.Context, s mcp.Session) {
+	g.regMu.Lock()
+	defs := make([]mcp.ToolDef, 0, len(g.listed))
+	for _, d := range g.listed {
+		defs = append(defs, d)
+	}
+	g.regMu.Unlock()
+	if len(defs) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := g.pin(ctx, s, defs); err != nil {
+		fmt.Fprintf(g.stderr, "agate mcp %s: could not tell agate's daemon the tools again: %v\n", s.Server, err)
 	}
 }
 
@@ -201,6 +224,23 @@ func (g *daemonGate) Decide(ctx context.Context, c mcp.Call) (mcp.Verdict, error
 
 // Pin pins one tools/list page in the daemon.
 func (g *daemonGate) Pin(ctx context.Context, s mcp.Session, tools []mcp.ToolDef) ([]mcp.ToolChange, error) {
+	changes, err := g.pin(ctx, s, tools)
+	if err == nil {
+		g.regMu.Lock()
+		if g.listed == nil {
+			g.listed = map[string]mcp.ToolDef{}
+		}
+		for _, t := range tools {
+			if len(g.listed) < 4096 {
+				g.listed[t.Name] = t
+			}
+		}
+		g.regMu.Unlock()
+	}
+	return changes, err
+}
+
+func (g *daemonGate) pin(ctx context.Context, s mcp.Session, tools []mcp.ToolDef) ([]mcp.ToolChange, error) {
 	req := &api.MCPPinRequest{Proxy: s.ID, Server: s.Server, Tools: make([]json.RawMessage, 0, len(tools))}
 	for _, t := range tools {
 		b, err := json.Marshal(t)

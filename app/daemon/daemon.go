@@ -661,9 +661,11 @@ func (d *Daemon) SandboxDiagnostics(ctx context.Context) sandbox.Diagnostics {
 	return d.prober.Get(ctx, machine.SandboxOptions(cfg, d.paths, os.TempDir()))
 }
 
-// Close denies every waiting approval and closes the audit log.
+// Close denies every waiting approval, ends the MCP proxies' registrations
+// and closes the audit log.
 func (d *Daemon) Close() error {
 	d.broker.closeAll()
+	d.proxies.closeAll()
 	d.mu.Lock()
 	if d.listener != nil {
 		d.listener.Close()

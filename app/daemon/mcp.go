@@ -44,9 +44,15 @@ type proxies struct {
 	mu sync.Mutex // guards byID
 	// byID holds the entries by the proxy's session id.
 	byID map[string]*proxyEntry
+
+	closed    chan struct{} // closed when the daemon stops: registrations end
+	closeOnce sync.Once
 }
 
-func newProxies() *proxies { return &proxies{byID: map[string]*proxyEntry{}} }
+func newProxies() *proxies { return &proxies{byID: map[string]*proxyEntry{}, closed: make(chan struct{})} }
+
+// closeAll ends every registration, as the daemon stops.
+func (ps *proxies) closeAll() { ps.closeOnce.Do(func() { close(ps.closed) }) }
 
 func (ps *proxies) add(e *proxyEntry) error {
 	ps.mu.Lock()
@@ -150,6 +156,12 @@ func (d *Daemon) handleMCPProxies(w http.ResponseWriter, r *http.Request) {
 	}
 	e := &proxyEntry{session: req.Session, server: req.Server, proxyPID: pid, clientPID: client,
 		client: req.Client, started: time.Now(), tools: map[string]bool{}}
+	select {
+	case <-d.proxies.closed:
+		writeError(w, http.StatusServiceUnavailable, "the daemon is stopping")
+		return
+	default:
+	}
 	if err := d.proxies.add(e); err != nil {
 		writeError(w, http.StatusConflict, err.Error())
 		return
@@ -177,6 +189,8 @@ func (d *Daemon) handleMCPProxies(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-r.Context().Done():
+			return
+		case <-d.proxies.closed:
 			return
 		case <-t.C:
 			if !processAlive(pid) || parentPID(pid) != client ||

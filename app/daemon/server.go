@@ -380,6 +380,7 @@ func (d *Daemon) Serve(ctx context.Context, l net.Listener) error {
 	select {
 	case <-ctx.Done():
 		d.broker.closeAll()
+		d.proxies.closeAll()
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		srv.Shutdown(sctx)
