@@ -16,6 +16,12 @@ func parentPID(pid int) int {
 	if err != nil {
 		return 0
 	}
+	return statParent(b)
+}
+
+// statParent reads the parent's pid from a /proc/PID/stat line, 0 when
+// it cannot.
+func statParent(b []byte) int {
 	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
@@ -26,7 +32,7 @@ func parentPID(pid int) int {
 		return 0
 	}
 	ppid, err := strconv.Atoi(string(f[1]))
-	if err != nil {
+	if err != nil || ppid < 0 {
 		return 0
 	}
 	return ppid
