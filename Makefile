@@ -71,17 +71,18 @@ test-ui: build
 	  $(GO) test -count=1 -timeout 5m -run '^TestDesktopEndToEnd$$' -v ./ui/
 
 ## test-agents: the real agent programs (Claude Code, Gemini CLI, Codex,
-## at the versions app/agenttest pins, installed from the npm registry
+## the reference MCP filesystem server through agate mcp run, at the
+## versions app/agenttest pins, installed from the npm registry
 ## into the user cache when missing) against a fake model server, with
 ## agate's hooks installed by agate, a real daemon and the real
 ## agate-hook. Skipped, with the reason, where npm or the registry cannot
 ## be reached.
-AGENT_TESTS := ^Test(Gemini|Claude|Codex|AgateHook)
+AGENT_TESTS := ^Test(Gemini|Claude|Codex|AgateHook|MCPRunFilesystemServer|RealFilesystemServer)
 test-agents: cli
 	@./.ci/deps.sh agents
 	@log=$$(mktemp); status=0; \
 	AGATE_AGENT_TESTS=1 AGATE_E2E_BIN=$(CURDIR)/$(BIN) CGO_ENABLED=0 \
-	  $(GO) test -tags nogui -count=1 -timeout 30m -run '$(AGENT_TESTS)' -v ./app/daemon/ ./app/agenttest/ >$$log 2>&1 || status=$$?; \
+	  $(GO) test -tags nogui -count=1 -timeout 30m -run '$(AGENT_TESTS)' -v ./app/daemon/ ./app/agenttest/ ./app/cli/ ./app/mcp/ >$$log 2>&1 || status=$$?; \
 	grep -E '^ *--- |^(ok|FAIL|PASS|panic)|_test\.go:[0-9]+: |testing\.go:[0-9]+: ' $$log | grep -v ': screen:$$'; \
 	[ $$status = 0 ] || cat $$log; rm -f $$log; exit $$status
 
