@@ -515,3 +515,16 @@ func TestMCPRunDaemonComesBack(t *testing.T) {
 		t.Fatalf("a call once the daemon is back: %+v", r)
 	}
 }
+
+func TestWorkspaceOf(t *testing.T) {
+	for _, tt := range []struct{ cwd, want string }{
+		{"/home/me/proj", "/home/me/proj"},
+		{"/home/me", "/"},
+		{"/home/me/", "/"},
+		{"/", "/"},
+	} {
+		if got := workspaceOf(tt.cwd, "/home/me"); got != tt.want {
+			t.Errorf("workspaceOf(%q) = %q, want %q", tt.cwd, got, tt.want)
+		}
+	}
+}

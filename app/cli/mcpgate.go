@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,9 +24,10 @@ import (
 // decides every call, as it decides an agent's hook calls, and keeps
 // the pins. A daemon that cannot be reached is a denial.
 type daemonGate struct {
-	client *api.Client
-	cwd    string
-	stderr io.Writer
+	client    *api.Client
+	cwd       string // the proxy's working folder: relative paths are from it
+	workspace string // the project: workspaceOf(cwd)
+	stderr    io.Writer
 
 	secrets atomic.Bool // the daemon knows secret values to cut out
 
@@ -46,7 +49,20 @@ type daemonGate struct {
 var _ mcp.Gate = (*daemonGate)(nil)
 
 func newDaemonGate(c *api.Client, cwd string, stderr io.Writer) *daemonGate {
-	return &daemonGate{client: c, cwd: cwd, stderr: stderr}
+	home, _ := os.UserHomeDir()
+	return &daemonGate{client: c, cwd: cwd, workspace: workspaceOf(cwd, home), stderr: stderr}
+}
+
+// workspaceOf is the project of a server started in cwd: cwd itself,
+// but for the home folder and "/", which hold everything (a client that
+// starts its servers there, as desktop apps do, has no project, and no
+// write is in it).
+func workspaceOf(cwd, home string) string {
+	c := filepath.Clean(cwd)
+	if c == "/" || (home != "" && c == filepath.Clean(home)) {
+		return "/"
+	}
+	return c
 }
 
 // registerRetry is how long the registration waits before trying again
@@ -205,7 +221,7 @@ func (g *daemonGate) Decide(ctx context.Context, c mcp.Call) (mcp.Verdict, error
 	}
 	req := &api.DecideRequest{
 		Tool: c.PolicyTool, Args: c.Arguments, Agent: agentFor(c.Session.Client), Session: c.Session.ID, Run: run,
-		Cwd: g.cwd, Workspace: g.cwd, Interactive: true, MCP: m,
+		Cwd: g.cwd, Workspace: g.workspace, Interactive: true, MCP: m,
 	}
 	resp, err := g.client.Decide(ctx, req)
 	if err != nil {
