@@ -49,7 +49,9 @@ type proxies struct {
 	closeOnce sync.Once
 }
 
-func newProxies() *proxies { return &proxies{byID: map[string]*proxyEntry{}, closed: make(chan struct{})} }
+func newProxies() *proxies {
+	return &proxies{byID: map[string]*proxyEntry{}, closed: make(chan struct{})}
+}
 
 // closeAll ends every registration, as the daemon stops.
 func (ps *proxies) closeAll() { ps.closeOnce.Do(func() { close(ps.closed) }) }
