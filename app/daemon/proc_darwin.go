@@ -1,0 +1,25 @@
+package daemon
+
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// parentPID is pid's parent process, from the kernel's process table
+// (sysctl kern.proc.pid), 0 when it cannot be told.
+func parentPID(pid int) int {
+	if pid <= 0 {
+		return 0
+	}
+	kp, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	if err != nil || kp == nil || int(kp.Proc.P_pid) != pid {
+		return 0
+	}
+	return int(kp.Eproc.Ppid)
+}
+
+// processAlive reports whether pid runs.
+func processAlive(pid int) bool {
+	return pid > 0 && syscall.Kill(pid, 0) != syscall.ESRCH
+}
