@@ -27,7 +27,7 @@ func init() {
 
 func runMCP(ctx context.Context, e *Env, args []string) error {
 	if len(args) == 0 {
-		return usagef("mcp: run, install or uninstall")
+		return usagef("name a subcommand: run, install or uninstall")
 	}
 	switch args[0] {
 	case "run":
@@ -40,7 +40,7 @@ func runMCP(ctx context.Context, e *Env, args []string) error {
 		fmt.Fprintf(e.Stderr, "usage: agate mcp %s\n", commands["mcp"].args)
 		return nil
 	}
-	return usagef("mcp: unknown subcommand %q (want run, install or uninstall)", args[0])
+	return usagef("unknown subcommand %q (want run, install or uninstall)", args[0])
 }
 
 // splitCommand parses `run`'s flags, which come before the server's
@@ -84,10 +84,10 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 		return usageErr(err)
 	}
 	if fs.NArg() > 0 {
-		return usagef("mcp run: unexpected %q before the server's command", fs.Arg(0))
+		return usagef("run: unexpected %q before the server's command", fs.Arg(0))
 	}
 	if len(command) == 0 {
-		return usagef("mcp run: no server command (agate mcp run [--name NAME] -- COMMAND [ARGS...])")
+		return usagef("run: no server command (agate mcp run [--name NAME] -- COMMAND [ARGS...])")
 	}
 	if *name == "" {
 		*name = mcp.DefaultName(command)
@@ -101,7 +101,7 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return fmt.Errorf("mcp run: the working folder: %w", err)
+		return fmt.Errorf("run: the working folder: %w", err)
 	}
 	server := mcpServerConfig(paths, *name, e.Stderr)
 	gate := newDaemonGate(&api.Client{Socket: paths.Socket}, cwd, e.Stderr)
@@ -166,11 +166,11 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("mcp %s: name one client (%s)", verb, strings.Join(mcpinstall.Clients(), ", "))
+		return usagef("%s: name one client (%s)", verb, strings.Join(mcpinstall.Clients(), ", "))
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return fmt.Errorf("mcp %s: %w", verb, err)
+		return fmt.Errorf("%s: %w", verb, err)
 	}
 	proj := *project
 	if proj != "" {
@@ -185,7 +185,7 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 	var opts mcpinstall.Options
 	if !undo {
 		if opts.Agate, err = agateBinary(); err != nil {
-			return fmt.Errorf("mcp install: %w", err)
+			return fmt.Errorf("install: %w", err)
 		}
 	}
 	var remote []mcpinstall.Server
