@@ -189,7 +189,7 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 		}
 	}
 	var remote []mcpinstall.Server
-	failed := false
+	failed, changed := false, false
 	for _, t := range targets {
 		var res mcpinstall.Result
 		if undo {
@@ -204,6 +204,7 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 		}
 		printInstall(e, res, undo)
 		remote = append(remote, res.Remote...)
+		changed = changed || res.Changed
 	}
 	if len(remote) > 0 {
 		fmt.Fprintln(e.Stdout, "\nNot gated by agate's MCP proxy (HTTP/SSE servers: the proxy gates only servers it starts):")
@@ -214,8 +215,12 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 	if failed {
 		return &exitError{code: exitFailure, err: errSilent}
 	}
-	if !undo {
-		fmt.Fprintf(e.Stdout, "\nRestart %s to start its servers through agate. `agate mcp uninstall %s` puts them back.\n", pos[0], pos[0])
+	if changed {
+		other := "uninstall"
+		if undo {
+			other = "install"
+		}
+		fmt.Fprintf(e.Stdout, "\nRestart %s for its servers to start as they are now. `agate mcp %s %s` undoes it.\n", pos[0], other, pos[0])
 	}
 	return nil
 }
@@ -233,7 +238,7 @@ func printInstall(e *Env, res mcpinstall.Result, undo bool) {
 	}
 	for _, s := range res.Rewritten {
 		if undo {
-			fmt.Fprintf(e.Stdout, "  %s: runs %s again, not through agate\n", s.Key, strings.Join(append([]string{s.Command}, s.Args...), " "))
+			fmt.Fprintf(e.Stdout, "  %s: runs %s again, not through agate\n", s.Key, strings.Join(s.Now, " "))
 		} else {
 			fmt.Fprintf(e.Stdout, "  %s: now runs through agate as %s (mcp__%s__*)\n", s.Key, s.Name, s.Name)
 		}

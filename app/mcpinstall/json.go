@@ -150,6 +150,7 @@ func editServer(obj *hujson.Object, s Server, o Options, undo bool, res *Result)
 	case !undo && wrapped && s.Command != o.Agate:
 		// Through another agate binary (moved, reinstalled): this one.
 		obj.Members[cmd].Value.Value = hujson.String(o.Agate)
+		s.Now = append([]string{o.Agate}, s.Args...)
 		res.Rewritten = append(res.Rewritten, s)
 		return
 	case undo && !wrapped, !undo && wrapped:
@@ -175,6 +176,7 @@ func editServer(obj *hujson.Object, s Server, o Options, undo bool, res *Result)
 	case len(newArgs) > 0:
 		insertAfter(obj, cmd, "args", stringList(newArgs))
 	}
+	s.Now = append([]string{newCmd}, newArgs...)
 	res.Rewritten = append(res.Rewritten, s)
 }
 

@@ -158,6 +158,7 @@ func editTOML(data []byte, t Target, o Options, undo bool) ([]byte, Result, erro
 		case !undo && wrapped && s.Command != o.Agate:
 			// Through another agate binary (moved, reinstalled): this one.
 			splices = append(splices, splice{ce.valStart, ce.valEnd, tomlString(o.Agate)})
+			s.Now = append([]string{o.Agate}, s.Args...)
 			res.Rewritten = append(res.Rewritten, s)
 			continue
 		case undo && !wrapped, !undo && wrapped:
@@ -189,6 +190,7 @@ func editTOML(data []byte, t Target, o Options, undo bool) ([]byte, Result, erro
 			}
 			splices = append(splices, splice{ce.end, ce.end, line})
 		}
+		s.Now = append([]string{newCmd}, newArgs...)
 		res.Rewritten = append(res.Rewritten, s)
 	}
 	sort.Slice(splices, func(i, j int) bool { return splices[i].start > splices[j].start })

@@ -15,9 +15,12 @@ type Server struct {
 	Key   string // the client's name for it
 	// Name is the server's name in agate's policy (mcp__NAME__TOOL).
 	Name string
-	// Command and Args are what the client starts, before the edit.
+	// Command and Args are what the client starts, before the edit;
+	// Now is what it starts after it (command, then args), for the
+	// servers rewritten.
 	Command string
 	Args    []string
+	Now     []string
 	// URL is where a remote server is reached (HTTP or SSE).
 	URL string
 	// Why says why it was skipped.
