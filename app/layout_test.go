@@ -71,7 +71,11 @@ var rules = []rule{
 	{pkg: "app/config", may: []string{"app/api", "app/osutil", "policy"},
 		why: "the config owns config.toml and its copies: it imports neither the daemon nor the command line"},
 
-	{pkg: "app/hooksettings", may: []string{"app/api", "app/hook", "app/osutil"},
+	{pkg: "app/codexhooks", may: []string{"app/hook"},
+		why: "Codex's config.toml and its hook trust are edited as bytes: no files, no daemon"},
+	{pkg: "app/codexrules", may: []string{"app/osutil", "policy"},
+		why: "agate's Codex exec-policy rules are rendered from the policy's config; the daemon and the command line write them"},
+	{pkg: "app/hooksettings", may: []string{"app/api", "app/codexhooks", "app/codexrules", "app/hook", "app/osutil"},
 		why: "the agents' settings files are edited with hook's rules, nothing of the daemon's"},
 	{pkg: "app/machine", may: []string{"app/api", "app/osutil", "keystore", "policy", "sandbox"},
 		why: "the machine's facts are shared by the daemon, the command line and the desktop app"},
@@ -91,7 +95,7 @@ var rules = []rule{
 		tests: []string{"app/daemon"},
 		why:   "the commands reach the daemon through the API's client"},
 	{pkg: "app/apptest", may: []string{"app/api"}, why: "every package's tests may use it, the daemon's own included"},
-	{pkg: "app/agenttest"},
+	{pkg: "app/agenttest", may: []string{"app/codexhooks"}},
 }
 
 // pkgFiles is one package's Go files and what each imports.

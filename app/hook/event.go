@@ -15,7 +15,7 @@ const (
 )
 
 // Agents returns the names of the agents with an adapter.
-func Agents() []string { return []string{ClaudeCode, Gemini, Cursor} }
+func Agents() []string { return []string{ClaudeCode, Gemini, Cursor, Codex} }
 
 // Known reports whether agent is one of Agents.
 func Known(agent string) bool { return slices.Contains(Agents(), agent) }

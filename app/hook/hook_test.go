@@ -102,7 +102,7 @@ var (
 	}
 	// Codex: PreToolUse takes a block only, so an allow is no output and
 	// an ask is a deny that says how to approve in agate.
-	codexAskDeny = "agate: nothing pre-approved this call; codex runs a call its hook does not block, so it cannot ask, so agate blocked it (approve it in agate, or add a rule) [layer: default]. " + denyAdvice
+	codexAskDeny = "agate: nothing pre-approved this call; codex runs a call its hook does not block, so it cannot ask, so agate blocked it (to be asked, run `agate approvals --watch` in a terminal or keep agate's tray running, then retry; or allow it with a rule in agate's config) [layer: default]. " + denyAdvice
 	codexCall    = outputs{
 		allow:   Output{},
 		deny:    Output{Stderr: denyModel + "\n", Code: 2},
@@ -117,7 +117,7 @@ var (
 		deny:    stdout(`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"` + denyModel + `"}}}`),
 		ask:     Output{},
 		down:    blockedDown,
-		downAsk: Output{Stderr: downUser + "\n"},
+		downAsk: blockedDown, // a daemon that is down blocks every Codex call
 	}
 	cursorPreTool = outputs{
 		allow:   stdout(`{"decision":"allow"}`),
@@ -721,7 +721,7 @@ func TestHookKinds(t *testing.T) {
 	}
 	a := Agents()
 	sort.Strings(a)
-	if strings.Join(a, ",") != "claude-code,cursor,gemini" || !Known(Cursor) || Known("codex") {
+	if strings.Join(a, ",") != "claude-code,codex,cursor,gemini" || !Known(Cursor) || !Known(Codex) || Known("codex-cli") {
 		t.Errorf("agents: %v", a)
 	}
 }
