@@ -66,6 +66,7 @@ func parseCodex(data []byte, getenv func(string) string) (*Event, error) {
 		// PreToolUse cannot hand a call to Codex's prompt;
 		// PermissionRequest is Codex's prompt about to be shown.
 		ev.AgentPrompt = in.HookEventName == "PermissionRequest"
+		ev.Reasks = ev.AgentPrompt
 		if !ev.AgentPrompt {
 			ev.NoPrompt = "codex runs a call its hook does not block, so it cannot ask"
 		}

@@ -265,17 +265,17 @@ var vectors = []vector{
 	{"codex/permissionrequest-apply_patch.json", with(codexEvent2, func(e *Event) {
 		e.Name = "PermissionRequest"
 		e.Kind, e.Tool = KindCall, "apply_patch"
-		e.AgentPrompt = true
+		e.AgentPrompt, e.Reasks = true, true
 	}), `{"command":"*** Begin Patch\n*** Add File: /opt/agate-probe/outside.txt\n+written outside the workspace\n*** End Patch"}`, codexPermissionOut},
 	{"codex/permissionrequest-bash.json", with(codexEvent2, func(e *Event) {
 		e.Name = "PermissionRequest"
 		e.Kind, e.Tool = KindCall, "Bash"
-		e.AgentPrompt = true
+		e.AgentPrompt, e.Reasks = true, true
 	}), `{"command":"touch /opt/agate-probe-outside.txt"}`, codexPermissionOut},
 	{"codex/permissionrequest-mcp.json", with(codexEvent2, func(e *Event) {
 		e.Name = "PermissionRequest"
 		e.Kind, e.Tool = KindCall, "mcp__everything__echo"
-		e.AgentPrompt = true
+		e.AgentPrompt, e.Reasks = true, true
 	}), `{"message":"needs approval"}`, codexPermissionOut},
 	{"codex/posttooluse-apply_patch.json", with(codexEvent1, func(e *Event) {
 		e.Name = "PostToolUse"
