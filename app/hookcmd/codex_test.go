@@ -61,4 +61,3 @@ func TestCodexNoCodexAbove(t *testing.T) {
 		t.Errorf("%s: want %s", out.Stdout, want)
 	}
 }
-
