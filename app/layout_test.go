@@ -86,10 +86,10 @@ var rules = []rule{
 		why: "the MCP proxy asks a Gate; it knows nothing of the daemon behind it"},
 	{pkg: "app/mcp/mcptest", may: []string{"app/mcp"}},
 
-	{pkg: "app/daemon", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/machine", "app/osutil",
+	{pkg: "app/daemon", may: []string{"app/api", "app/audit", "app/codexrules", "app/config", "app/grants", "app/machine", "app/osutil",
 		"app/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
 		why: "the daemon never imports its clients (the command line, the desktop app)"},
-	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/hook", "app/hookcmd",
+	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/codexrules", "app/config", "app/grants", "app/hook", "app/hookcmd",
 		"app/hooksettings", "app/machine", "app/osutil", "app/replay", "app/strictjson", "app/version", "keystore", "policy", "sandbox",
 		"app/daemon"}, // serve.go only: see TestOnlyServeConstructsADaemon
 		tests: []string{"app/daemon"},

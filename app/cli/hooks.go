@@ -16,8 +16,8 @@ import (
 func init() {
 	register(&command{
 		name:    "hooks",
-		args:    "install claude-code|gemini|cursor [--project DIR] [--bin PATH] | uninstall AGENT [--project DIR] | status [--project DIR]",
-		summary: "install, remove or check agate's hooks in Claude Code, Gemini CLI and Cursor",
+		args:    "install claude-code|gemini|cursor|codex [--project DIR] [--bin PATH] | uninstall AGENT [--project DIR] | status [--project DIR]",
+		summary: "install, remove or check agate's hooks in Claude Code, Gemini CLI, Cursor and Codex CLI",
 		run:     cmdHooks,
 	})
 }
@@ -69,6 +69,12 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 			if edit.Policy != "" {
 				fmt.Fprintf(e.Stdout, "removed agate's Gemini CLI policy %s: Gemini asks on its own again\n", edit.Policy)
 			}
+			if edit.Trust != "" {
+				fmt.Fprintf(e.Stdout, "removed their trust from %s\n", edit.Trust)
+			}
+			if agent == hook.Codex && *project == "" {
+				return removeCodexRules(e)
+			}
 			return nil
 		}
 		return hooksInstall(e, cf, agent, file, *bin)
@@ -76,7 +82,7 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 		if len(pos) != 1 {
 			return usagef("hooks status takes no arguments")
 		}
-		return hooksStatus(e, *project)
+		return hooksStatus(e, cf, *project)
 	default:
 		return usagef("unknown hooks command %q (want install, uninstall or status)", verb)
 	}
@@ -125,6 +131,8 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 		}
 	case hook.Cursor:
 		fmt.Fprintln(e.Stdout, "Restart Cursor for the hooks to take effect.")
+	case hook.Codex:
+		return codexInstalled(e, cfg, file, edit)
 	}
 	return nil
 }
@@ -147,7 +155,7 @@ func hookProjectDir(dir string) (string, error) {
 
 // hooksStatus prints, for each agent, the user's settings file and the
 // project's (--project, or the current folder).
-func hooksStatus(e *Env, project string) error {
+func hooksStatus(e *Env, cf configFlags, project string) error {
 	if project == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -165,6 +173,9 @@ func hooksStatus(e *Env, project string) error {
 			}
 			printHookFileStatus(e.Stdout, scope.name, hooksettings.Status(agent, file))
 		}
+		if agent == hook.Codex {
+			printCodexRules(e.Stdout, cf)
+		}
 	}
 	return nil
 }
@@ -180,6 +191,10 @@ func printHookFileStatus(w io.Writer, scope string, st hooksettings.FileStatus) 
 			fmt.Fprintf(w, "           policy %s: Gemini CLI leaves each call to agate's hook, one prompt per call\n", st.GeminiPolicy)
 		case st.GeminiPolicy != "":
 			fmt.Fprintf(w, "           policy %s: WARNING: Gemini CLI runs calls without asking, and agate's hooks are not all there: run `agate hooks install gemini` (or uninstall)\n", st.GeminiPolicy)
+		case st.HooksOff != "" && st.Agent == hook.Codex:
+			fmt.Fprintf(w, "           WARNING: Codex runs no hooks (%s): only agate's rules file holds\n", st.HooksOff)
+		case st.Agent == hook.Codex && len(st.Entries) > 0 && !st.Installed():
+			fmt.Fprintln(w, "           WARNING: codex exec skips a hook that is not trusted, without a word: run `agate hooks install codex` again")
 		case st.Agent == hook.Gemini && st.Installed() && scope == "user":
 			fmt.Fprintln(w, "           no agate policy: Gemini CLI asks again after agate allows a call (`agate hooks install gemini` adds it)")
 		}
@@ -208,6 +223,9 @@ func printHookFileStatus(w io.Writer, scope string, st hooksettings.FileStatus) 
 		bin := "ok"
 		if en.BinProblem != "" {
 			bin = en.BinProblem
+		}
+		if en.Trust != "" {
+			bin += ", " + en.Trust
 		}
 		fmt.Fprintf(w, "           %s -> %s (%s)\n", hookLabel(en.Event, en.Matcher), en.Bin, bin)
 	}

@@ -113,3 +113,20 @@ func read(path string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// DefaultPath is agate's rules file in Codex's folder: $CODEX_HOME, else
+// ~/.codex.
+func DefaultPath() (string, error) {
+	if d := os.Getenv("CODEX_HOME"); d != "" {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return "", fmt.Errorf("CODEX_HOME %q: %w", d, err)
+		}
+		return Path(abs), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return "", fmt.Errorf("find Codex's folder: no home folder (%v)", err)
+	}
+	return Path(filepath.Join(home, ".codex")), nil
+}

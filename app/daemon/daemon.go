@@ -117,6 +117,9 @@ func New(paths api.Paths, o Options) (*Daemon, error) {
 		st = fb
 	}
 	d.state.Store(st)
+	if st.err == nil {
+		d.syncCodexRules(st.cfg)
+	}
 	switch {
 	case errors.Is(st.err, config.ErrMissing) && st.cfg != nil && st.cfg.Source != d.paths.Config:
 		d.logger.Printf("%v", st.err)
