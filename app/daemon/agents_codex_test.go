@@ -1,0 +1,227 @@
+package daemon
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agatehq/agate/app/agenttest"
+	"github.com/agatehq/agate/app/codexrules"
+	"github.com/agatehq/agate/policy"
+)
+
+// These tests run the real Codex CLI (agenttest.Codex, `codex exec`) with
+// agate's hooks and rules, installed by `agate-cli hooks install codex`,
+// the real agate-hook binary and a real daemon. They run with
+// AGATE_AGENT_TESTS=1 (make test-agents).
+
+type codexWorld struct {
+	*agentWorld
+	codex string
+}
+
+func newCodexWorld(t *testing.T, config string, turns ...agenttest.Turn) *codexWorld {
+	t.Helper()
+	w := newAgentWorld(t, config, turns...)
+	c := &codexWorld{agentWorld: w, codex: agenttest.Install(t, agenttest.Codex)}
+	w.h.WriteCodexConfig(t, w.s, "")
+	out := w.h.InstallHooks(t, w.bin, "codex", w.h.Env())
+	t.Logf("agate hooks install codex:\n%s", out)
+	return c
+}
+
+// exec runs `codex exec` on prompt, with extra arguments before it.
+func (c *codexWorld) exec(t *testing.T, env []string, prompt string, args ...string) *agenttest.Result {
+	t.Helper()
+	a := append([]string{"exec", "--skip-git-repo-check"}, args...)
+	r := c.h.Run(t, agenttest.Cmd{Bin: c.codex, Args: append(a, prompt), Env: c.h.Env(append(c.s.CodexEnv(), env...)...), Timeout: 90 * time.Second})
+	t.Logf("codex exec: %s\nmodel server:\n%s", r, c.s.Dump())
+	if r.Code != 0 {
+		t.Fatalf("codex: %s", r)
+	}
+	return r
+}
+
+func (c *codexWorld) exists(name string) bool {
+	_, err := os.Stat(filepath.Join(c.h.Work, name))
+	return err == nil
+}
+
+// TestCodexHarmlessRuns: a call agate allows runs (no output from the
+// hook is Codex's "go on"); the decision is in agate's log.
+func TestCodexHarmlessRuns(t *testing.T) {
+	c := newCodexWorld(t, "[auto]\nrules = [\"allow bash touch ran.txt\"]\n",
+		agenttest.Call("exec_command", map[string]any{"cmd": "touch ran.txt"}), agenttest.Say("done"))
+	r := c.exec(t, nil, "make a file")
+	if !c.exists("ran.txt") {
+		t.Fatalf("the allowed command did not run\n%s", c.auditDump(t))
+	}
+	if !strings.Contains(r.Stderr, "hook: PreToolUse Completed") {
+		t.Errorf("codex did not run agate's PreToolUse hook: %s", r.Stderr)
+	}
+	if ev := c.auditEvents(t, "Bash"); len(ev) != 1 || ev[0] != "decision allow policy" {
+		t.Fatalf("audit: %q\n%s", ev, c.auditDump(t))
+	}
+}
+
+// TestCodexDestructiveBlocked: a delete git cannot give back asks; with
+// nobody attached to agate, codex exec (headless, and PreToolUse cannot
+// ask anyway) gets agate's denial, the file stays, and the model is told
+// agate's reason and how to approve such a call.
+func TestCodexDestructiveBlocked(t *testing.T) {
+	c := newCodexWorld(t, "", agenttest.Call("exec_command", map[string]any{"cmd": "rm keep.txt"}), agenttest.Say("done"))
+	agenttest.WriteFile(t, filepath.Join(c.h.Work, "keep.txt"), []byte("keep me\n"))
+	c.exec(t, nil, "clean up")
+	if !c.exists("keep.txt") {
+		t.Fatalf("the command ran\n%s", c.auditDump(t))
+	}
+	res := resultsText(c.s)
+	for _, want := range []string{"blocked by PreToolUse hook: agate: ", "keep.txt, which git cannot give back", "agate approvals --watch"} {
+		if !strings.Contains(res, want) {
+			t.Fatalf("the model was not told %q: %q", want, res)
+		}
+	}
+	if ev := c.auditEvents(t, "Bash"); len(ev) != 1 || ev[0] != "decision deny unattended" {
+		t.Fatalf("audit: %q\n%s", ev, c.auditDump(t))
+	}
+}
+
+// TestCodexPersonAsked: with a person attached to agate (a terminal
+// approver), agate asks them and the hook says what they answered.
+func TestCodexPersonAsked(t *testing.T) {
+	for _, answer := range []policy.Verdict{policy.Allow, policy.Deny} {
+		t.Run(answer.String(), func(t *testing.T) {
+			c := newCodexWorld(t, "", agenttest.Call("exec_command", map[string]any{"cmd": "rm keep.txt"}), agenttest.Say("done"))
+			agenttest.WriteFile(t, filepath.Join(c.h.Work, "keep.txt"), []byte("maybe\n"))
+			seen := c.attachApprover(t, answer, false)
+			c.exec(t, nil, "clean up")
+			if a := seen.list(); len(a) != 1 || a[0].Subject != "rm keep.txt" || !a[0].Headless {
+				t.Fatalf("the person was asked about %+v", a)
+			}
+			res := resultsText(c.s)
+			if answer == policy.Allow {
+				if c.exists("keep.txt") || strings.Contains(res, "agate: ") {
+					t.Fatalf("allowed, yet the file is there or the model saw %q", res)
+				}
+			} else if !c.exists("keep.txt") || !strings.Contains(res, "the person denied it") {
+				t.Fatalf("denied, yet the file is gone or the model saw %q", res)
+			}
+		})
+	}
+}
+
+// TestCodexDaemonDown: with no daemon, every call is blocked, even with
+// on_daemon_down = "ask" (an ask would let Codex run it).
+func TestCodexDaemonDown(t *testing.T) {
+	c := newCodexWorld(t, "[hooks]\non_daemon_down = \"ask\"\n",
+		agenttest.Call("exec_command", map[string]any{"cmd": "touch ran.txt"}), agenttest.Say("done"))
+	c.exec(t, []string{"AGATE_SOCKET=" + filepath.Join(c.h.Runtime, "nobody-here.sock")}, "make a file")
+	if c.exists("ran.txt") {
+		t.Fatal("the call ran with the daemon down")
+	}
+	if res := resultsText(c.s); !strings.Contains(res, "agate: the daemon is not running") {
+		t.Fatalf("the model saw %q", res)
+	}
+}
+
+// TestCodexRulesHoldWithoutHooks: agate's rules file forbids a hard_deny
+// command even with Codex's hooks off; `codex execpolicy check` agrees.
+func TestCodexRulesHoldWithoutHooks(t *testing.T) {
+	c := newCodexWorld(t, "[auto]\nhard_deny = [\"bash touch forbidden*\"]\n",
+		agenttest.Call("exec_command", map[string]any{"cmd": "touch forbidden.txt"}), agenttest.Say("done"))
+	rules := codexrules.Path(filepath.Join(c.h.Home, ".codex"))
+	check := exec.Command(c.codex, "execpolicy", "check", "--rules", rules, "touch", "forbidden.txt")
+	check.Env = c.h.Env()
+	out, err := check.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"decision":"forbidden"`) {
+		t.Fatalf("codex execpolicy check: %v\n%s", err, out)
+	}
+	for _, cmd := range [][]string{{"shutdown", "-h", "now"}, {"rm", "-rf", "/"}, {"mkfs.ext4", "/dev/sda"}} {
+		check := exec.Command(c.codex, append([]string{"execpolicy", "check", "--rules", rules}, cmd...)...)
+		check.Env = c.h.Env()
+		if out, err := check.CombinedOutput(); err != nil || !strings.Contains(string(out), `"decision":"forbidden"`) {
+			t.Errorf("%q: %v\n%s", cmd, err, out)
+		}
+	}
+	check = exec.Command(c.codex, "execpolicy", "check", "--rules", rules, "touch", "fine.txt")
+	check.Env = c.h.Env()
+	if out, err := check.CombinedOutput(); err != nil || strings.Contains(string(out), "forbidden") {
+		t.Errorf("touch fine.txt: %v\n%s", err, out)
+	}
+	c.exec(t, nil, "make a file", "--disable", "hooks")
+	if c.exists("forbidden.txt") {
+		t.Fatal("the forbidden command ran")
+	}
+	if res := resultsText(c.s); !strings.Contains(res, "agate: hard_deny bash touch forbidden*") {
+		t.Fatalf("the model saw %q", res)
+	}
+	if ev := c.auditEvents(t, "Bash"); len(ev) != 0 {
+		t.Errorf("hooks off, yet agate decided: %q", ev)
+	}
+}
+
+// TestCodexOfferedToolsKnown: every tool codex exec offers the model is
+// one agate's catalog knows: when Codex ships a new tool, this fails.
+func TestCodexOfferedToolsKnown(t *testing.T) {
+	c := newCodexWorld(t, "", agenttest.Say("hello"))
+	c.exec(t, nil, "say hello")
+	checkOfferedKnown(t, c.agentWorld, codexOffered(c.s))
+}
+
+// codexOffered lists the tools of Codex's first request, a namespace's
+// tools by the names its hooks give them (mcp__SERVER__TOOL for an MCP
+// server, the bare name for the others).
+func codexOffered(s *agenttest.Server) []string {
+	conv := s.Conversation()
+	if len(conv) == 0 {
+		return nil
+	}
+	var names []string
+	for _, t := range listOf(conv[0].JSON()["tools"]) {
+		tm, _ := t.(map[string]any)
+		name, _ := tm["name"].(string)
+		typ, _ := tm["type"].(string)
+		switch {
+		case typ == "namespace":
+			for _, in := range listOf(tm["tools"]) {
+				im, _ := in.(map[string]any)
+				n, _ := im["name"].(string)
+				if strings.HasPrefix(name, "mcp__") {
+					n = name + "__" + n
+				}
+				names = append(names, n)
+			}
+		case name != "":
+			names = append(names, name)
+		default:
+			names = append(names, typ) // a built-in tool: web_search
+		}
+	}
+	return names
+}
+
+func listOf(v any) []any { l, _ := v.([]any); return l }
+
+// checkOfferedKnown fails for any offered tool agate's catalog does not
+// know, and when nothing was offered at all (a test that sees no tools
+// proves nothing).
+func checkOfferedKnown(t *testing.T, w *agentWorld, offered []string) {
+	t.Helper()
+	if len(offered) == 0 {
+		t.Fatalf("no tools offered\n%s", w.s.Dump())
+	}
+	cat := w.d.state.Load().pol.Catalog()
+	var unknown []string
+	for _, name := range offered {
+		if !cat.Describe(name).Known {
+			unknown = append(unknown, name)
+		}
+	}
+	t.Logf("offered: %v", offered)
+	if len(unknown) > 0 {
+		t.Fatalf("agate's catalog does not know %v (add them to policy/catalog.toml)", unknown)
+	}
+}
