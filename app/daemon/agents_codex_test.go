@@ -130,14 +130,14 @@ func TestCodexDaemonDown(t *testing.T) {
 // TestCodexRulesHoldWithoutHooks: agate's rules file forbids a hard_deny
 // command even with Codex's hooks off; `codex execpolicy check` agrees.
 func TestCodexRulesHoldWithoutHooks(t *testing.T) {
-	c := newCodexWorld(t, "[auto]\nhard_deny = [\"bash touch forbidden*\"]\n",
+	c := newCodexWorld(t, "[auto]\nhard_deny = [\"bash touch forbidden.txt*\"]\n",
 		agenttest.Call("exec_command", map[string]any{"cmd": "touch forbidden.txt"}), agenttest.Say("done"))
 	rules := codexrules.Path(filepath.Join(c.h.Home, ".codex"))
 	check := exec.Command(c.codex, "execpolicy", "check", "--rules", rules, "touch", "forbidden.txt")
 	check.Env = c.h.Env()
 	out, err := check.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), `"decision":"forbidden"`) {
-		t.Fatalf("codex execpolicy check: %v\n%s", err, out)
+		t.Fatalf("codex execpolicy check: %v\n%s\n%s", err, out, must(os.ReadFile(rules)))
 	}
 	for _, cmd := range [][]string{{"shutdown", "-h", "now"}, {"rm", "-rf", "/"}, {"mkfs.ext4", "/dev/sda"}} {
 		check := exec.Command(c.codex, append([]string{"execpolicy", "check", "--rules", rules}, cmd...)...)
@@ -155,7 +155,7 @@ func TestCodexRulesHoldWithoutHooks(t *testing.T) {
 	if c.exists("forbidden.txt") {
 		t.Fatal("the forbidden command ran")
 	}
-	if res := resultsText(c.s); !strings.Contains(res, "agate: hard_deny bash touch forbidden*") {
+	if res := resultsText(c.s); !strings.Contains(res, "agate: hard_deny bash touch forbidden.txt*") {
 		t.Fatalf("the model saw %q", res)
 	}
 	if ev := c.auditEvents(t, "Bash"); len(ev) != 0 {
@@ -224,4 +224,11 @@ func checkOfferedKnown(t *testing.T, w *agentWorld, offered []string) {
 	if len(unknown) > 0 {
 		t.Fatalf("agate's catalog does not know %v (add them to policy/catalog.toml)", unknown)
 	}
+}
+
+func must(b []byte, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }

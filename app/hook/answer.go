@@ -78,9 +78,7 @@ func (a Answer) normalized(ev *Event) Answer {
 // such a call through.
 func howToApprove(ev *Event) string {
 	if ev.Agent == Codex {
-		// Codex never shows a prompt for what its hook lets through:
-		// agate's own prompt is the only way to be asked.
-		return "(to be asked, run `agate approvals --watch` in a terminal or keep agate's tray running, then retry; or allow it with a rule in agate's config)"
+		return "(" + codexHowTo + ")"
 	}
 	return "(approve it in agate, or add a rule)"
 }

@@ -105,8 +105,9 @@ var (
 	codexAskDeny = "agate: nothing pre-approved this call; codex runs a call its hook does not block, so it cannot ask, so agate blocked it (to be asked, run `agate approvals --watch` in a terminal or keep agate's tray running, then retry; or allow it with a rule in agate's config) [layer: default]. " + denyAdvice
 	codexCall    = outputs{
 		allow:   Output{},
-		deny:    Output{Stderr: denyModel + "\n", Code: 2},
-		ask:     Output{Stderr: codexAskDeny + "\n", Code: 2},
+		// Codex adds ". Command: …" after the reason: no final stop.
+		deny:    Output{Stderr: strings.TrimSuffix(denyModel, ".") + "\n", Code: 2},
+		ask:     Output{Stderr: strings.TrimSuffix(codexAskDeny, ".") + "\n", Code: 2},
 		down:    blockedDown,
 		downAsk: blockedDown, // an ask would run the call
 	}
@@ -736,5 +737,19 @@ func TestHookGeminiMCPNeverBuiltin(t *testing.T) {
 	}
 	if ev.Tool != "mcp__unknown__read_file" {
 		t.Fatalf("tool %q", ev.Tool)
+	}
+}
+
+// TestCodexUnattendedSaysHow: a Codex call agate denied because nobody
+// could be asked says how to be asked next time.
+func TestCodexUnattendedSaysHow(t *testing.T) {
+	ev := &Event{Agent: Codex, Name: "PreToolUse", Kind: KindCall, Interactive: true, NoPrompt: "x"}
+	out := Render(ev, Answer{Decision: Deny, Layer: "risk", Reason: "nobody can be asked, so it is denied: it deletes a.txt", By: "unattended"})
+	if out.Code != ExitBlock || !strings.Contains(out.Stderr, "agate approvals --watch") || len(out.Stdout) != 0 {
+		t.Errorf("%+v", out)
+	}
+	out = Render(ev, Answer{Decision: Deny, Layer: "hard_deny", Reason: "no", By: "policy"})
+	if strings.Contains(out.Stderr, "agate approvals --watch") {
+		t.Errorf("a policy deny offers approval: %+v", out)
 	}
 }
