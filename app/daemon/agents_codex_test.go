@@ -166,9 +166,15 @@ func TestCodexRulesHoldWithoutHooks(t *testing.T) {
 // TestCodexOfferedToolsKnown: every tool codex exec offers the model is
 // one agate's catalog knows: when Codex ships a new tool, this fails.
 func TestCodexOfferedToolsKnown(t *testing.T) {
-	c := newCodexWorld(t, "", agenttest.Say("hello"))
-	c.exec(t, nil, "say hello")
-	checkOfferedKnown(t, c.agentWorld, codexOffered(c.s))
+	// gpt-5-codex (no bundled metadata: the fallback tool set) and
+	// gpt-5.5 (apply_patch, tool_search) offer different tools.
+	for _, model := range []string{"gpt-5-codex", "gpt-5.5"} {
+		t.Run(model, func(t *testing.T) {
+			c := newCodexWorld(t, "", agenttest.Say("hello"))
+			c.exec(t, nil, "say hello", "-m", model)
+			checkOfferedKnown(t, c.agentWorld, codexOffered(c.s))
+		})
+	}
 }
 
 // codexOffered lists the tools of Codex's first request, a namespace's
