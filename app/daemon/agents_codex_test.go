@@ -1,9 +1,14 @@
 package daemon
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -237,4 +242,104 @@ func must(b []byte, err error) string {
 		return err.Error()
 	}
 	return string(b)
+}
+
+// TestCodexBesideUserHooks: with the person's own PreToolUse group (which
+// they trusted) before agate's block, both run; Codex's app-server lists
+// agate's hooks with the keys and hashes agate recorded, trusted.
+func TestCodexBesideUserHooks(t *testing.T) {
+	w := newAgentWorld(t, "[auto]\nrules = [\"allow bash touch ran.txt\"]\n",
+		agenttest.Call("exec_command", map[string]any{"cmd": "touch ran.txt"}), agenttest.Say("done"))
+	c := &codexWorld{agentWorld: w, codex: agenttest.Install(t, agenttest.Codex)}
+	mine := filepath.Join(w.h.Root, "mine.json")
+	cfg := w.h.CodexConfigPath(t)
+	w.h.WriteCodexConfig(t, w.s, agenttest.CodexHooksTOML(cfg, []agenttest.CodexHook{{Event: "PreToolUse", Matcher: "Bash", Command: "cat > " + mine, Timeout: 30}}))
+	w.h.InstallHooks(t, w.bin, "codex", w.h.Env())
+	r := c.exec(t, nil, "make a file")
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("the person's own hook did not run: %v", err)
+	}
+	if !c.exists("ran.txt") || len(c.auditEvents(t, "Bash")) != 1 {
+		t.Errorf("agate's hook did not decide the call:\n%s\n%s", r.Stderr, c.auditDump(t))
+	}
+	if n := strings.Count(r.Stderr, "hook: PreToolUse Completed"); n != 2 {
+		t.Errorf("%d PreToolUse hooks completed, want 2:\n%s", n, r.Stderr)
+	}
+	hooks := codexHooksList(t, c)
+	t.Logf("codex app-server hooks/list: %+v", hooks)
+	data, _ := os.ReadFile(cfg)
+	found := 0
+	for _, h := range hooks {
+		if !strings.Contains(h.Command, "agate-hook hook codex") {
+			continue
+		}
+		found++
+		if h.TrustStatus != "trusted" || !strings.Contains(string(data), h.Key) || !strings.Contains(string(data), h.CurrentHash) {
+			t.Errorf("codex lists %+v; agate recorded:\n%s", h, data)
+		}
+		if h.EventName == "preToolUse" && !strings.HasSuffix(h.Key, ":pre_tool_use:1:0") {
+			t.Errorf("agate's PreToolUse key %s: want group 1, after the person's", h.Key)
+		}
+	}
+	if found != 4 {
+		t.Errorf("codex lists %d of agate's hooks, want 4: %+v", found, hooks)
+	}
+}
+
+// codexHook is one hook as `codex app-server`'s hooks/list gives it.
+type codexHook struct {
+	Key, EventName, Command, CurrentHash, TrustStatus string
+}
+
+// codexHooksList asks `codex app-server` (JSON-RPC on stdio) for the
+// hooks Codex sees in the work folder.
+func codexHooksList(t *testing.T, c *codexWorld) []codexHook {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.codex, "app-server")
+	cmd.Env, cmd.Dir = c.h.Env(c.s.CodexEnv()...), c.h.Work
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Process.Kill(); cmd.Wait() }()
+	for _, m := range []string{
+		`{"id":1,"method":"initialize","params":{"clientInfo":{"name":"agate-test","version":"0.1"}}}`,
+		`{"method":"initialized"}`,
+		`{"id":2,"method":"hooks/list","params":{"cwds":[` + strconv.Quote(c.h.Work) + `]}}`,
+	} {
+		if _, err := io.WriteString(in, m+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var msg struct {
+			ID     int `json:"id"`
+			Result struct {
+				Data []struct {
+					Hooks []codexHook `json:"hooks"`
+				} `json:"data"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(sc.Bytes(), &msg) != nil || msg.ID != 2 {
+			continue
+		}
+		var hooks []codexHook
+		for _, d := range msg.Result.Data {
+			hooks = append(hooks, d.Hooks...)
+		}
+		return hooks
+	}
+	t.Fatalf("no hooks/list answer from codex app-server: %v", sc.Err())
+	return nil
 }
