@@ -104,7 +104,7 @@ var (
 	// an ask is a deny that says how to approve in agate.
 	codexAskDeny = "agate: nothing pre-approved this call; codex runs a call its hook does not block, so it cannot ask, so agate blocked it (to be asked, run `agate approvals --watch` in a terminal or keep agate's tray running, then retry; or allow it with a rule in agate's config) [layer: default]. " + denyAdvice
 	codexCall    = outputs{
-		allow:   Output{},
+		allow: Output{},
 		// Codex adds ". Command: …" after the reason: no final stop.
 		deny:    Output{Stderr: strings.TrimSuffix(denyModel, ".") + "\n", Code: 2},
 		ask:     Output{Stderr: strings.TrimSuffix(codexAskDeny, ".") + "\n", Code: 2},
