@@ -429,7 +429,7 @@ func TestHookCmdBadInput(t *testing.T) {
 			}
 		})
 	}
-	for _, args := range [][]string{{}, {"codex"}, {"claude-code", "gemini"}, {"claude-code", "--nope"}} {
+	for _, args := range [][]string{{}, {"aider"}, {"claude-code", "gemini"}, {"claude-code", "--nope"}} {
 		code, stdout, _ := runHook(t, payload(t, "claude-code/pretooluse-bash.json"), append(args, "--socket", d.socket)...)
 		if code != 2 || stdout != "" {
 			t.Errorf("agate hook %v: exit %d, stdout %q; want 2 and nothing", args, code, stdout)

@@ -65,6 +65,8 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 			}
 			if edit.Backup != "" {
 				fmt.Fprintf(e.Stdout, "removed agate's %s hooks from %s (backup: %s)\n", agent, file, edit.Backup)
+			} else if edit.Rules == "" {
+				fmt.Fprintf(e.Stdout, "removed agate's %s hooks from %s\n", agent, file)
 			}
 			if edit.Policy != "" {
 				fmt.Fprintf(e.Stdout, "removed agate's Gemini CLI policy %s: Gemini asks on its own again\n", edit.Policy)
@@ -72,8 +74,8 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 			if edit.Trust != "" {
 				fmt.Fprintf(e.Stdout, "removed their trust from %s\n", edit.Trust)
 			}
-			if agent == hook.Codex && *project == "" {
-				return removeCodexRules(e)
+			if edit.Rules != "" {
+				fmt.Fprintf(e.Stdout, "removed agate's Codex rules %s\n", edit.Rules)
 			}
 			return nil
 		}
@@ -105,7 +107,7 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 		return usagef("--bin %s is not an absolute path", bin)
 	}
 	edit, err := hooksettings.InstallWith(agent, file, bin, hooksettings.Timeout(cfg.ApprovalTimeout()),
-		hooksettings.InstallOptions{Socket: paths.Socket, Config: paths.Config, User: hooksettings.IsUser(agent, file)})
+		hooksettings.InstallOptions{Socket: paths.Socket, Config: paths.Config, User: hooksettings.IsUser(agent, file), HardDeny: cfg.Auto.HardDeny})
 	if err != nil {
 		return err
 	}
@@ -183,6 +185,11 @@ func hooksStatus(e *Env, cf configFlags, project string) error {
 func printHookFileStatus(w io.Writer, scope string, st hooksettings.FileStatus) {
 	defer func() {
 		switch {
+		case st.Agent == hook.Codex && len(st.Entries) == 0:
+		case st.Agent == hook.Codex && st.HooksOff != "":
+			fmt.Fprintf(w, "           WARNING: Codex runs no hooks (%s): only agate's rules file holds\n", st.HooksOff)
+		case st.Agent == hook.Codex && !st.Installed():
+			fmt.Fprintln(w, "           WARNING: codex exec skips a hook that is not trusted, without a word: run `agate hooks install codex` again")
 		case st.HooksOff != "" && st.GeminiPolicy != "":
 			fmt.Fprintf(w, "           WARNING: Gemini CLI does not run agate's hooks (%s), and agate's policy %s lets every call run unasked: turn the hooks back on, or `agate hooks uninstall gemini`\n", st.HooksOff, st.GeminiPolicy)
 		case st.HooksOff != "":
@@ -191,10 +198,6 @@ func printHookFileStatus(w io.Writer, scope string, st hooksettings.FileStatus) 
 			fmt.Fprintf(w, "           policy %s: Gemini CLI leaves each call to agate's hook, one prompt per call\n", st.GeminiPolicy)
 		case st.GeminiPolicy != "":
 			fmt.Fprintf(w, "           policy %s: WARNING: Gemini CLI runs calls without asking, and agate's hooks are not all there: run `agate hooks install gemini` (or uninstall)\n", st.GeminiPolicy)
-		case st.HooksOff != "" && st.Agent == hook.Codex:
-			fmt.Fprintf(w, "           WARNING: Codex runs no hooks (%s): only agate's rules file holds\n", st.HooksOff)
-		case st.Agent == hook.Codex && len(st.Entries) > 0 && !st.Installed():
-			fmt.Fprintln(w, "           WARNING: codex exec skips a hook that is not trusted, without a word: run `agate hooks install codex` again")
 		case st.Agent == hook.Gemini && st.Installed() && scope == "user":
 			fmt.Fprintln(w, "           no agate policy: Gemini CLI asks again after agate allows a call (`agate hooks install gemini` adds it)")
 		}

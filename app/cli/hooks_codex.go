@@ -38,40 +38,13 @@ func codexInstalled(e *Env, cfg *policy.Config, file string, edit hooksettings.E
 		fmt.Fprintf(e.Stdout, "Codex reads %s only in a trusted project ([projects.%q] trust_level = \"trusted\" in your Codex config, or codex exec --trust).\n",
 			file, filepath.Dir(filepath.Dir(file)))
 	}
-	home, err := hooksettings.CodexHome()
-	if err != nil {
-		return err
-	}
-	path := codexrules.Path(home)
-	rs := codexrules.FromConfig(cfg.Auto.HardDeny)
-	changed, err := codexrules.Write(path, codexrules.Render(rs))
-	if err != nil {
-		return fmt.Errorf("agate's Codex rules: %w", err)
-	}
 	verb := "wrote"
-	if !changed {
+	if !edit.RulesChanged {
 		verb = "kept"
 	}
 	fmt.Fprintf(e.Stdout, "%s agate's Codex rules %s: %d prefix rules Codex enforces even with hooks off; %d entries no prefix can say (see `agate hooks status`).\n",
-		verb, path, len(rs.Rules), len(rs.Skipped))
+		verb, edit.Rules, edit.Exported, edit.Skipped)
 	fmt.Fprintln(e.Stdout, "The daemon rewrites them when agate's config changes. A running Codex TUI reads hooks and rules when it starts.")
-	return nil
-}
-
-// removeCodexRules removes agate's Codex rules file, if it is there.
-func removeCodexRules(e *Env) error {
-	home, err := hooksettings.CodexHome()
-	if err != nil {
-		return err
-	}
-	path := codexrules.Path(home)
-	gone, err := codexrules.Remove(path)
-	if err != nil {
-		return err
-	}
-	if gone {
-		fmt.Fprintf(e.Stdout, "removed agate's Codex rules %s\n", path)
-	}
 	return nil
 }
 

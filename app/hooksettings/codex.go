@@ -11,6 +11,7 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/codexhooks"
+	"github.com/agatehq/agate/app/codexrules"
 	"github.com/agatehq/agate/app/hook"
 )
 
@@ -56,7 +57,11 @@ func codexSeconds(d time.Duration) int { return int((d + time.Second - 1) / time
 // installCodex writes agate's hooks into a Codex config.toml, and their
 // trust into the user's config.toml (the same file, or the user's when
 // path is a project's).
-func installCodex(path, bin string, timeout time.Duration) (Edit, error) {
+//
+// Then it writes agate's exec-policy rules (package codexrules) from
+// hardDeny and agate's guardrails into Codex's rules folder: Codex holds
+// to them even with its hooks off.
+func installCodex(path, bin string, timeout time.Duration, hardDeny []string) (Edit, error) {
 	cmd, err := hook.CommandWith(bin, hook.Codex, hook.CommandOptions{AgentTimeout: timeout})
 	if err != nil {
 		return Edit{File: path}, err
@@ -75,30 +80,43 @@ func installCodex(path, bin string, timeout time.Duration) (Edit, error) {
 		states = st
 		return out, !bytes.Equal(out, data), nil
 	})
-	if err != nil || user {
-		return edit, err
-	}
-	userPath, err := Path(hook.Codex, "")
 	if err != nil {
 		return edit, err
 	}
-	tedit, err := editFile(userPath, func(data []byte) ([]byte, bool, error) {
-		out, err := codexhooks.InstallTrust(data, source, states)
+	if !user {
+		userPath, err := Path(hook.Codex, "")
 		if err != nil {
-			return nil, false, err
+			return edit, err
 		}
-		return out, !bytes.Equal(out, data), nil
-	})
-	if err != nil {
-		return edit, fmt.Errorf("record the hooks' trust: %w", err)
+		tedit, err := editFile(userPath, func(data []byte) ([]byte, bool, error) {
+			out, err := codexhooks.InstallTrust(data, source, states)
+			if err != nil {
+				return nil, false, err
+			}
+			return out, !bytes.Equal(out, data), nil
+		})
+		if err != nil {
+			return edit, fmt.Errorf("record the hooks' trust: %w", err)
+		}
+		edit.Changed = edit.Changed || tedit.Changed
+		edit.Trust, edit.TrustBackup = userPath, tedit.Backup
 	}
-	edit.Changed = edit.Changed || tedit.Changed
-	edit.Trust, edit.TrustBackup = userPath, tedit.Backup
+	home, err := CodexHome()
+	if err != nil {
+		return edit, err
+	}
+	rs := codexrules.FromConfig(hardDeny)
+	edit.Rules, edit.Exported, edit.Skipped = codexrules.Path(home), len(rs.Rules), len(rs.Skipped)
+	if edit.RulesChanged, err = codexrules.Write(edit.Rules, codexrules.Render(rs)); err != nil {
+		return edit, fmt.Errorf("agate's Codex rules: %w", err)
+	}
+	edit.Changed = edit.Changed || edit.RulesChanged
 	return edit, nil
 }
 
 // uninstallCodex removes agate's hooks from a Codex config.toml, and
-// their trust from the user's.
+// their trust from the user's; from the user's file, agate's Codex rules
+// go too.
 func uninstallCodex(path string) (Edit, error) {
 	source, err := codexSource(path)
 	if err != nil {
@@ -119,7 +137,19 @@ func uninstallCodex(path string) (Edit, error) {
 		}
 		return codexhooks.Uninstall(data, source)
 	})
-	if err != nil || IsUser(hook.Codex, path) {
+	if err != nil {
+		return edit, err
+	}
+	if IsUser(hook.Codex, path) {
+		home, err := CodexHome()
+		if err != nil {
+			return edit, err
+		}
+		rules := codexrules.Path(home)
+		gone, err := codexrules.Remove(rules)
+		if gone {
+			edit.Rules, edit.Changed = rules, true
+		}
 		return edit, err
 	}
 	userPath, err := Path(hook.Codex, "")
@@ -190,5 +220,8 @@ func statusCodex(path string) FileStatus {
 		st.Missing = append(st.Missing, hook.Hook{Event: m.Event, Matcher: m.Matcher})
 	}
 	st.HooksOff = cs.HooksOff
+	if home, err := CodexHome(); err == nil && codexrules.Installed(codexrules.Path(home)) {
+		st.CodexRules = codexrules.Path(home)
+	}
 	return st
 }

@@ -108,6 +108,13 @@ type Edit struct {
 	// removed) the trust of hooks it installed in a project's file, and
 	// TrustBackup its copy as it was ("" for none).
 	Trust, TrustBackup string
+	// Rules is agate's Codex exec-policy rules file, written by install
+	// or removed by uninstall ("" when none was); RulesChanged says
+	// whether install changed it, Exported and Skipped how many rules it
+	// holds and how many of agate's entries no rule can say.
+	Rules             string
+	RulesChanged      bool
+	Exported, Skipped int
 }
 
 // InstallOptions are what InstallWith writes beyond the hooks
@@ -122,6 +129,10 @@ type InstallOptions struct {
 	// Gemini CLI, agate's policy is installed beside it, which Gemini
 	// reads only there.
 	User bool
+	// HardDeny are agate's [auto] hard_deny entries: for Codex CLI,
+	// agate's exec-policy rules ($CODEX_HOME/rules/agate.rules) are
+	// written from them and from agate's guardrails.
+	HardDeny []string
 }
 
 // IsUser reports whether file is agent's user settings file.
@@ -159,7 +170,7 @@ func Install(agent, settingsPath, bin string, timeout time.Duration) (Edit, erro
 // the hooks, and only when they are in place.
 func InstallWith(agent, settingsPath, bin string, timeout time.Duration, o InstallOptions) (Edit, error) {
 	if agent == hook.Codex {
-		return installCodex(settingsPath, bin, timeout)
+		return installCodex(settingsPath, bin, timeout, o.HardDeny)
 	}
 	co := hook.CommandOptions{AgentTimeout: timeout}
 	if agent == hook.Gemini {
@@ -339,6 +350,9 @@ type FileStatus struct {
 	// HooksOff says why the agent would not run agate's hooks from this
 	// file even though they are there ("" when nothing turns them off).
 	HooksOff string
+	// CodexRules is agate's Codex exec-policy rules file, "" when it is
+	// not installed (or the agent is not Codex).
+	CodexRules string
 }
 
 // Installed reports whether every hook agate installs is there (whether
