@@ -173,6 +173,7 @@ func TestRefused(t *testing.T) {
 		{"inline-state", "[hooks]\nstate = {}\n", "would not parse"},
 		{"hooks-not-table", "hooks = 3\n", "not a table"},
 		{"open-block", "a = 1\n" + BeginMarker + "\n", "without"},
+		{"open-block-indented", "a = 1\n  " + BeginMarker + "\n", "without"},
 		{"stray-end", EndMarker + "\n", "without"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -226,6 +227,23 @@ func TestTrustElsewhere(t *testing.T) {
 	back, changed, err := UninstallTrust(u2, proj, keys)
 	if err != nil || !changed || string(back) != "model = \"gpt-5.5\"\n" {
 		t.Errorf("uninstall trust: %v %v %q", changed, err, back)
+	}
+}
+
+// TestMarkersInAString: the markers' text inside the person's multi-line
+// string is theirs: it stays, byte for byte.
+func TestMarkersInAString(t *testing.T) {
+	data := []byte("notes = \"\"\"\n" + BeginMarker + "\nkeep\n" + EndMarker + "\n\"\"\"\n")
+	out, _, err := Install(data, src, cmd, 135, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(out, data) {
+		t.Fatalf("the string changed:\n%s", out)
+	}
+	back, _, err := Uninstall(out, src)
+	if err != nil || !bytes.Equal(back, data) {
+		t.Errorf("uninstall (%v):\n%s", err, back)
 	}
 }
 

@@ -295,17 +295,29 @@ func groupCount(doc map[string]any, event string) (int, error) {
 
 // removeBlock removes every block between a begin and an end marker line,
 // both included.
+//
+// A marker counts only as a comment of its own line, as TOML's parser
+// reads it: the same text inside a multi-line string is the person's.
 func removeBlock(data []byte, begin, end string) ([]byte, error) {
+	comments, err := commentLines(data)
+	if err != nil {
+		return nil, err
+	}
 	var out bytes.Buffer
 	in := false
-	for rest := data; len(rest) > 0; {
-		line := rest
+	for at, rest := 0, data; len(rest) > 0; {
+		line, start := rest, at
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
 			line, rest = rest[:i+1], rest[i+1:]
 		} else {
 			rest = nil
 		}
-		switch strings.TrimRight(string(line), " \t\r\n") {
+		at += len(line)
+		text := strings.TrimSpace(string(line))
+		if !comments[start] {
+			text = "" // not a comment line: never a marker
+		}
+		switch text {
 		case begin:
 			if in {
 				return nil, fmt.Errorf("%w: %q twice without %q", ErrUnbalanced, begin, end)
@@ -337,6 +349,28 @@ func removeBlock(data []byte, begin, end string) ([]byte, error) {
 		}
 	}
 	return res, nil
+}
+
+// commentLines returns the offsets of the lines that hold only a comment.
+func commentLines(data []byte) (map[int]bool, error) {
+	lines := map[int]bool{}
+	p := unstable.Parser{KeepComments: true}
+	p.Reset(data)
+	for p.NextExpression() {
+		e := p.Expression()
+		if e.Kind != unstable.Comment {
+			continue
+		}
+		off := int(e.Raw.Offset)
+		start := bytes.LastIndexByte(data[:off], '\n') + 1
+		if len(bytes.TrimLeft(data[start:off], " \t")) == 0 {
+			lines[start] = true
+		}
+	}
+	if err := p.Error(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotTOML, err)
+	}
+	return lines, nil
 }
 
 // removeStates removes the tables [hooks.state."KEY"] for the given keys,
