@@ -343,3 +343,37 @@ func codexHooksList(t *testing.T, c *codexWorld) []codexHook {
 	t.Fatalf("no hooks/list answer from codex app-server: %v", sc.Err())
 	return nil
 }
+
+// TestCodexConfigIsALink: a config.toml that is a link (dotfiles kept in
+// a repository) is edited where it points, the link stays, and Codex
+// trusts agate's hooks by the keys agate recorded.
+func TestCodexConfigIsALink(t *testing.T) {
+	w := newAgentWorld(t, "", agenttest.Say("done"))
+	c := &codexWorld{agentWorld: w, codex: agenttest.Install(t, agenttest.Codex)}
+	link := w.h.WriteCodexConfig(t, w.s, "")
+	target := filepath.Join(w.h.Root, "dotfiles", "codex.toml")
+	data, _ := os.ReadFile(link)
+	agenttest.WriteFile(t, target, data)
+	os.Remove(link)
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	w.h.InstallHooks(t, w.bin, "codex", w.h.Env())
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v", err)
+	}
+	hooks := codexHooksList(t, c)
+	t.Logf("hooks/list: %+v", hooks)
+	n := 0
+	for _, h := range hooks {
+		if strings.Contains(h.Command, "agate-hook hook codex") {
+			n++
+			if h.TrustStatus != "trusted" {
+				t.Errorf("%+v", h)
+			}
+		}
+	}
+	if n != 4 {
+		t.Errorf("codex lists %d of agate's hooks: %+v", n, hooks)
+	}
+}
