@@ -339,6 +339,9 @@ func TestHookCmdDaemonDownAsk(t *testing.T) {
 		{"cursor", "cursor/beforeReadFile.json", 2, ""},
 		{"cursor", "cursor/preToolUse.json", 2, ""},
 		{"claude-code", "claude-code/pretooluse-bash-bypass.json", 2, ""}, // nobody to ask
+		// Codex runs a call its hook does not block: never an ask.
+		{"codex", "codex/pretooluse-bash.json", 2, ""},
+		{"codex", "codex/permissionrequest-bash.json", 2, ""},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			code, stdout, stderr := runHook(t, payload(t, c.file), c.agent, "--config", cfg, "--socket", sock)
