@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/policy"
@@ -52,5 +53,23 @@ func TestHookCmdCodex(t *testing.T) {
 				t.Errorf("the daemon was asked %+v", decides)
 			}
 		})
+	}
+}
+
+// TestHookCmdCodexDeadline: the hook blocks the call 5 s before Codex's
+// own timeout (--agent-timeout), whatever the daemon is doing: Codex runs
+// a call whose hook it had to kill.
+func TestHookCmdCodexDeadline(t *testing.T) {
+	newHookWorld(t, "")
+	d := newFakeDaemon(t)
+	d.set(func(d *fakeDaemon) { d.answer, d.delay = api.DecideResponse{Decision: policy.Allow}, time.Minute })
+	start := time.Now()
+	code, stdout, stderr := runHook(t, payload(t, "codex/pretooluse-bash.json"), "codex", "--agent-timeout", "7s", "--socket", d.socket)
+	took := time.Since(start)
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "did not answer") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want a block", code, stdout, stderr)
+	}
+	if took < 1500*time.Millisecond || took > 4*time.Second {
+		t.Errorf("blocked after %v, want about 2 s (7 s less 5 s)", took)
 	}
 }

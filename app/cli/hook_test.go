@@ -30,6 +30,7 @@ type fakeDaemon struct {
 	answer  api.DecideResponse // what /v1/decide answers
 	status  int                // when not 0, every route fails with this status
 	raw     string             // when set, /v1/decide answers this body
+	delay   time.Duration      // when set, /v1/decide answers this late
 	decides []api.DecideRequest
 	taints  []api.TaintRequest
 	runs    []api.TaintRequest
@@ -57,8 +58,15 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 		}
 		d.mu.Lock()
 		d.decides = append(d.decides, req)
-		answer, raw := d.answer, d.raw
+		answer, raw, delay := d.answer, d.raw, d.delay
 		d.mu.Unlock()
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
 		w.Header().Set("Content-Type", "application/json")
 		if raw != "" {
 			w.Write([]byte(raw))
