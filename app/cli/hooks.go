@@ -187,7 +187,7 @@ func printHookFileStatus(w io.Writer, scope string, st hooksettings.FileStatus) 
 		switch {
 		case st.Agent == hook.Codex && len(st.Entries) == 0:
 		case st.Agent == hook.Codex && st.HooksOff != "":
-			fmt.Fprintf(w, "           WARNING: Codex runs no hooks (%s): only agate's rules file holds\n", st.HooksOff)
+			fmt.Fprintf(w, "           WARNING: Codex does not run these hooks (%s): only agate's rules file holds\n", st.HooksOff)
 		case st.Agent == hook.Codex && !st.Installed():
 			fmt.Fprintln(w, "           WARNING: codex exec skips a hook that is not trusted, without a word: run `agate hooks install codex` again")
 		case st.HooksOff != "" && st.GeminiPolicy != "":

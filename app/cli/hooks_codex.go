@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/agatehq/agate/app/codexrules"
@@ -32,11 +31,7 @@ func codexInstalled(e *Env, cfg *policy.Config, file string, edit hooksettings.E
 	fmt.Fprintf(e.Stdout, "Codex stops a hook after %v; agate's hook answers, or blocks the call, by %v ([approvals] timeout is %v).\n",
 		timeout, timeout-5*time.Second, cfg.ApprovalTimeout())
 	if st.HooksOff != "" {
-		fmt.Fprintf(e.Stdout, "WARNING: Codex runs no hooks (%s): turn them back on, or only agate's rules file holds.\n", st.HooksOff)
-	}
-	if !hooksettings.IsUser(hook.Codex, file) {
-		fmt.Fprintf(e.Stdout, "Codex reads %s only in a trusted project ([projects.%q] trust_level = \"trusted\" in your Codex config, or codex exec --trust).\n",
-			file, filepath.Dir(filepath.Dir(file)))
+		fmt.Fprintf(e.Stdout, "WARNING: Codex does not run these hooks (%s): until it does, only agate's rules file holds.\n", st.HooksOff)
 	}
 	verb := "wrote"
 	if !edit.RulesChanged {

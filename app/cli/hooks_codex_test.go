@@ -57,7 +57,7 @@ func TestHooksCodexCLI(t *testing.T) {
 	// Codex's hooks switched off.
 	data, _ = os.ReadFile(file)
 	os.WriteFile(file, append([]byte("[features]\nhooks = false\n\n"), data...), 0o600)
-	if _, stdout, _ = runHooks(t, "status"); !strings.Contains(stdout, "Codex runs no hooks ([features] hooks = false)") {
+	if _, stdout, _ = runHooks(t, "status"); !strings.Contains(stdout, "Codex does not run these hooks ([features] hooks = false)") {
 		t.Errorf("status with hooks off:\n%s", stdout)
 	}
 	os.WriteFile(file, data, 0o600)

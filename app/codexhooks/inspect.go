@@ -157,3 +157,18 @@ func hooksOff(doc map[string]any) string {
 	}
 	return ""
 }
+
+// ProjectTrusted reports whether the user's config.toml (state) trusts
+// the project folder dir ([projects."DIR"] trust_level = "trusted"):
+// Codex loads a project's .codex/config.toml only then. A file that does
+// not parse trusts nothing.
+func ProjectTrusted(state []byte, dir string) bool {
+	doc, err := decode(state)
+	if err != nil {
+		return false
+	}
+	projects, _ := doc["projects"].(map[string]any)
+	p, _ := projects[dir].(map[string]any)
+	level, _ := p["trust_level"].(string)
+	return level == "trusted"
+}

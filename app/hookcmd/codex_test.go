@@ -1,6 +1,7 @@
 package hookcmd
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,4 +61,30 @@ func TestCodexNoCodexAbove(t *testing.T) {
 	if want := `"behavior":"deny"`; !strings.Contains(string(out.Stdout), want) {
 		t.Errorf("%s: want %s", out.Stdout, want)
 	}
+}
+
+// FuzzCodexCommand: any command line reads without a panic, and one
+// whose program is not codex is never taken for Codex.
+func FuzzCodexCommand(f *testing.F) {
+	f.Add("codex\x00exec\x00hi")
+	f.Add("/usr/bin/node\x00/x/codex.js\x00-c\x00a=b\x00e")
+	f.Add("codex\x00--\x00exec")
+	f.Add("node")
+	f.Fuzz(func(t *testing.T, cmdline string) {
+		args := strings.Split(cmdline, "\x00")
+		sub, ok := codexCommand(args)
+		if !ok && sub != "" {
+			t.Fatalf("%q: not codex, yet sub %q", args, sub)
+		}
+		if ok {
+			prog := args[0]
+			if strings.HasPrefix(filepath.Base(prog), "node") && len(args) > 1 {
+				prog = args[1]
+			}
+			if b := filepath.Base(prog); b != "codex" && b != "codex.js" {
+				t.Fatalf("%q taken for codex", args)
+			}
+		}
+		_ = codexHeadlessSub(sub)
+	})
 }

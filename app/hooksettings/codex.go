@@ -44,7 +44,17 @@ func codexSource(path string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("codex folder: %w", err)
 	}
+	return resolvedSource(path)
+}
+
+// resolvedSource is codexSource for a folder that is there; a missing
+// folder is left as written.
+func resolvedSource(path string) (string, error) {
+	dir := filepath.Dir(path)
 	real, err := filepath.EvalSymlinks(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, nil
+	}
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", dir, err)
 	}
@@ -118,7 +128,7 @@ func installCodex(path, bin string, timeout time.Duration, hardDeny []string) (E
 // their trust from the user's; from the user's file, agate's Codex rules
 // go too.
 func uninstallCodex(path string) (Edit, error) {
-	source, err := codexSource(path)
+	source, err := resolvedSource(path)
 	if err != nil {
 		return Edit{File: path}, err
 	}
@@ -197,10 +207,8 @@ func statusCodex(path string) FileStatus {
 	if userData == nil {
 		userData = []byte{}
 	}
-	source := path
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		source = filepath.Join(dir, filepath.Base(path))
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	source, err := resolvedSource(path)
+	if err != nil {
 		st.Err = err
 		return st
 	}
@@ -220,6 +228,10 @@ func statusCodex(path string) FileStatus {
 		st.Missing = append(st.Missing, hook.Hook{Event: m.Event, Matcher: m.Matcher})
 	}
 	st.HooksOff = cs.HooksOff
+	if project := filepath.Dir(filepath.Dir(path)); st.HooksOff == "" && !IsUser(hook.Codex, path) && len(cs.Entries) > 0 &&
+		!codexhooks.ProjectTrusted(userData, project) {
+		st.HooksOff = fmt.Sprintf("Codex reads a project's config only when the project is trusted: [projects.%q] trust_level = \"trusted\"", project)
+	}
 	if home, err := CodexHome(); err == nil && codexrules.Installed(codexrules.Path(home)) {
 		st.CodexRules = codexrules.Path(home)
 	}

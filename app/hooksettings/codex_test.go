@@ -87,9 +87,16 @@ func TestCodexProject(t *testing.T) {
 	if bytes.Contains(pdata, []byte("trusted_hash")) || !bytes.Contains(udata, []byte(file+":pre_tool_use:0:0")) {
 		t.Errorf("project:\n%s\nuser:\n%s", pdata, udata)
 	}
-	if st := Status("codex", file); !st.Installed() {
+	if st := Status("codex", file); !st.Installed() || !strings.Contains(st.HooksOff, "trust_level") {
+		t.Errorf("status %+v: want the project's trust asked for", st)
+	}
+	// The person trusts the project in Codex.
+	udata, _ = os.ReadFile(edit.Trust)
+	os.WriteFile(edit.Trust, append([]byte("[projects."+codexhooks.TOMLString(proj)+"]\ntrust_level = \"trusted\"\n\n"), udata...), 0o600)
+	if st := Status("codex", file); !st.Installed() || st.HooksOff != "" {
 		t.Errorf("status %+v", st)
 	}
+	os.WriteFile(edit.Trust, udata, 0o600)
 	if _, err := Uninstall("codex", file); err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +104,20 @@ func TestCodexProject(t *testing.T) {
 	pdata, _ = os.ReadFile(file)
 	if len(bytes.TrimSpace(udata)) != 0 || len(bytes.TrimSpace(pdata)) != 0 {
 		t.Errorf("left: user %q project %q", udata, pdata)
+	}
+}
+
+// TestCodexUninstallNothing: uninstalling where Codex has no folder
+// creates none.
+func TestCodexUninstallNothing(t *testing.T) {
+	w := newHooksWorld(t)
+	t.Setenv("CODEX_HOME", filepath.Join(w.home, "nowhere"))
+	file, _ := Path("codex", "")
+	if edit, err := Uninstall("codex", file); err != nil || edit.Changed {
+		t.Errorf("%+v %v", edit, err)
+	}
+	if _, err := os.Stat(filepath.Join(w.home, "nowhere")); err == nil {
+		t.Error("uninstall made Codex's folder")
 	}
 }
 
