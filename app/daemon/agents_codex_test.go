@@ -377,3 +377,31 @@ func TestCodexConfigIsALink(t *testing.T) {
 		t.Errorf("codex lists %d of agate's hooks: %+v", n, hooks)
 	}
 }
+
+// TestCodexTUIIsInteractive: under Codex's terminal UI (its hooks run in
+// its app-server daemon) the hook tells the daemon a person is at
+// Codex's side: agate's approval is not marked headless, and the person's
+// answer in agate decides the call.
+func TestCodexTUIIsInteractive(t *testing.T) {
+	c := newCodexWorld(t, "", agenttest.Call("exec_command", map[string]any{"cmd": "rm keep.txt"}), agenttest.Say("done"))
+	agenttest.WriteFile(t, filepath.Join(c.h.Work, "keep.txt"), []byte("maybe\n"))
+	seen := c.attachApprover(t, policy.Allow, false)
+	u := c.h.StartTUI(t, agenttest.Cmd{Bin: c.codex, Args: []string{"-c", "projects." + strconv.Quote(c.h.Work) + ".trust_level=\"trusted\"", "clean up"},
+		Env: c.h.Env(c.s.CodexEnv()...)})
+	deadline := time.Now().Add(60 * time.Second)
+	for len(seen.list()) == 0 && time.Now().Before(deadline) {
+		s := u.Screen()
+		if strings.Contains(s, "Yes, continue") || strings.Contains(s, "trust") && strings.Contains(s, "1.") {
+			u.Keys("Enter")
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	u.Dump("codex tui")
+	a := seen.list()
+	if len(a) != 1 || a[0].Headless {
+		t.Fatalf("approvals %+v\n%s\n%s", a, c.auditDump(t), c.s.Dump())
+	}
+	if !u.Until(func(string) bool { return !c.exists("keep.txt") }, 20*time.Second) {
+		t.Fatalf("the person allowed it in agate, yet the file is there\n%s", c.auditDump(t))
+	}
+}
