@@ -9,10 +9,10 @@ import (
 	"github.com/agatehq/agate/app/codexrules"
 )
 
-// TestCodexRulesFollowConfig: the daemon rewrites agate's Codex rules
+// TestRulesForCodexFollowConfig: the daemon rewrites agate's Codex rules
 // from the config at start and on each good edit, when they are
 // installed; it never creates them.
-func TestCodexRulesFollowConfig(t *testing.T) {
+func TestRulesForCodexFollowConfig(t *testing.T) {
 	codexHome := t.TempDir()
 	t.Setenv("CODEX_HOME", codexHome)
 	path := codexrules.Path(codexHome)
