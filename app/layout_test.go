@@ -70,6 +70,8 @@ var rules = []rule{
 		why: "the grants store owns grants.toml: it imports neither the daemon nor the command line"},
 	{pkg: "app/config", may: []string{"app/api", "app/osutil", "policy"},
 		why: "the config owns config.toml and its copies: it imports neither the daemon nor the command line"},
+	{pkg: "app/leaks", may: []string{"app/api", "app/osutil"},
+		why: "the leak record owns leaks.json: it imports neither the daemon nor the command line"},
 
 	{pkg: "app/codexhooks", may: []string{"app/hook"},
 		why: "Codex's config.toml and its hook trust are edited as bytes: no files, no daemon"},
@@ -86,10 +88,10 @@ var rules = []rule{
 		why: "the MCP proxy asks a Gate; it knows nothing of the daemon behind it"},
 	{pkg: "app/mcp/mcptest", may: []string{"app/mcp"}},
 
-	{pkg: "app/daemon", may: []string{"app/api", "app/audit", "app/codexrules", "app/config", "app/grants", "app/machine", "app/osutil",
+	{pkg: "app/daemon", may: []string{"app/api", "app/audit", "app/codexrules", "app/config", "app/grants", "app/leaks", "app/machine", "app/osutil",
 		"app/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
 		why: "the daemon never imports its clients (the command line, the desktop app)"},
-	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/codexrules", "app/config", "app/grants", "app/hook", "app/hookcmd",
+	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/codexrules", "app/config", "app/grants", "app/hook", "app/hookcmd", "app/leaks",
 		"app/hooksettings", "app/machine", "app/osutil", "app/replay", "app/strictjson", "app/version", "keystore", "policy", "sandbox",
 		"app/daemon"}, // serve.go only: see TestOnlyServeConstructsADaemon
 		tests: []string{"app/daemon"},

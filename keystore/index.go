@@ -98,7 +98,7 @@ func (ix *Index) Len() int {
 // Contains reports whether s contains any known secret value.
 func (ix *Index) Contains(s string) bool {
 	found := false
-	ix.scan(s, func(int) bool { found = true; return false })
+	ix.scan(s, func(int, int) bool { found = true; return false })
 	return found
 }
 
@@ -106,7 +106,7 @@ func (ix *Index) Contains(s string) bool {
 // the longest value's.
 func (ix *Index) Find(s string) (label string, ok bool) {
 	best := -1
-	ix.scan(s, func(i int) bool {
+	ix.scan(s, func(i, _ int) bool {
 		if best < 0 || len(ix.needles[i].value) > len(ix.needles[best].value) {
 			best = i
 		}
@@ -118,9 +118,9 @@ func (ix *Index) Find(s string) (label string, ok bool) {
 	return ix.needles[best].label, true
 }
 
-// scan calls found with the index of each value s contains (possibly more
-// than once) until found returns false.
-func (ix *Index) scan(s string, found func(int) bool) {
+// scan calls found with the index of each value s contains and where it
+// starts (possibly more than once) until found returns false.
+func (ix *Index) scan(s string, found func(i, start int) bool) {
 	if ix == nil || len(ix.needles) == 0 || len(s) < MinIndexLen {
 		return
 	}
@@ -134,7 +134,7 @@ func (ix *Index) scan(s string, found func(int) bool) {
 			v := ix.needles[r.i].value
 			p := j - int(r.off)
 			if p >= 0 && p+len(v) <= len(s) && s[p:p+len(v)] == v {
-				if !found(int(r.i)) {
+				if !found(int(r.i), p) {
 					return
 				}
 			}

@@ -286,6 +286,12 @@ func (p *Policy) protectedLayer(c *call) (Decision, bool) {
 			return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
 				Reason: fmt.Sprintf("it reads %s, which holds secrets (%s)", rd, ref.String())}, true
 		}
+		if strings.HasSuffix(rd, "/.git/config") && r.Repo != nil {
+			if cs := r.Repo(path.Dir(path.Dir(rd))).Credentials; len(cs) > 0 {
+				return Decision{Verdict: Ask, Layer: LayerProtected,
+					Reason: fmt.Sprintf("it reads %s, where git's config holds a credential (%s)", rd, cs[0])}, true
+			}
+		}
 		if !strings.ContainsAny(rd, "*?[") {
 			if ref, pat, ok := p.secretReads.under(rd, p.opts.Home); ok {
 				return Decision{Verdict: Ask, Layer: LayerProtected, Rule: ref,
@@ -737,7 +743,7 @@ func (p *Policy) analyseCommand(c *call) {
 		ws = r.Cwd
 	}
 	sa := analyseShellWith(shellEnv{programs: p.programs, cwd: c.cwd, home: p.opts.Home, workspace: ws,
-		self: p.opts.Self, selfPID: p.opts.SelfPID, repo: r.Repo, readPatch: r.ReadPatch}, cmd)
+		self: p.opts.Self, selfPID: p.opts.SelfPID, repo: r.Repo, readPatch: r.ReadPatch, files: r.Files}, cmd)
 	c.shell = sa
 	if sa.err != nil {
 		c.err = sa.err

@@ -500,7 +500,9 @@ func gitHandler(c *cmdRun) {
 	case "apply", "am":
 		gitApplyPatches(c)
 	case "config":
-		gitConfig(c)
+		gitConfig(c, repo)
+	case "remote":
+		gitRemote(c, repo)
 	case "clean":
 		if !c.has("-n", "--dry-run") {
 			c.add(Effect{Kind: EffDelete, Path: c.base, What: "git clean removes untracked files"})
@@ -548,14 +550,20 @@ func (c *cmdRun) argsAfterDashDash() bool {
 }
 
 // gitConfig: reading is harmless; any write changes what git does later.
-func gitConfig(c *cmdRun) {
+func gitConfig(c *cmdRun, repo RepoFacts) {
 	if c.has("-l", "--list", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--show-origin", "--show-scope", "-e", "--edit") {
 		if c.has("-e", "--edit") {
 			c.add(Effect{Kind: EffExec, What: "git config --edit opens an editor"})
 		}
+		gitPrintsCredential(c, repo, "")
 		return
 	}
 	if len(c.ops) < 2 && !c.has("--unset", "--unset-all", "--remove-section", "--rename-section", "--add", "--replace-all") {
+		if len(c.ops) == 1 && c.ops[0].lit {
+			gitPrintsCredential(c, repo, c.ops[0].word)
+		} else {
+			gitPrintsCredential(c, repo, "")
+		}
 		return // git config KEY: a read
 	}
 	target := ".git/config"
@@ -579,6 +587,35 @@ func gitConfig(c *cmdRun) {
 	p := c.abs(target)
 	c.add(Effect{Kind: EffPersist, Path: p, What: what})
 	c.add(Effect{Kind: EffWrite, Path: p})
+}
+
+// gitRemote: git remote -v, get-url and show print the remotes' URLs,
+// which may hold a token.
+func gitRemote(c *cmdRun, repo RepoFacts) {
+	if len(c.prefix) > 2 && c.prefix[2] != "get-url" && c.prefix[2] != "show" {
+		return
+	}
+	if len(c.prefix) == 2 && !c.has("-v", "--verbose") {
+		return // git remote: the names only
+	}
+	for _, k := range repo.Credentials {
+		if strings.HasPrefix(strings.ToLower(k), "remote.") {
+			c.add(Effect{Kind: EffSecret, What: "git remote prints " + k + ", which holds a credential"})
+			return
+		}
+	}
+}
+
+// gitPrintsCredential records a git config read that prints a key whose
+// value holds a credential: key, or any of them when key is "" (a list,
+// a pattern, a key not known until the command runs).
+func gitPrintsCredential(c *cmdRun, repo RepoFacts, key string) {
+	for _, k := range repo.Credentials {
+		if key == "" || strings.EqualFold(k, key) {
+			c.add(Effect{Kind: EffSecret, What: "git config prints " + k + ", which holds a credential"})
+			return
+		}
+	}
 }
 
 // --- kill, pkill, killall ---

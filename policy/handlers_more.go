@@ -641,8 +641,9 @@ func ffmpegHandler(c *cmdRun) {
 
 // --- git diff and git grep ---
 
-// gitDiffHandler: git diff and git grep read files outside the
-// repository given --no-index (and git diff given paths outside it).
+// gitDiffHandler: git diff, git log and git grep read the paths they
+// name (git log -p -- .env prints every version of .env), and files
+// outside the repository given --no-index.
 func gitDiffHandler(c *cmdRun) {
 	gitHandler(c)
 	noIndex := c.has("--no-index")

@@ -9,9 +9,11 @@ import (
 )
 
 // exampleEnv is where catalog examples run: the project /w, home /h. A
-// patch file an example applies is read as one that changes src/a.c.
+// patch file an example applies is read as one that changes src/a.c;
+// nothing is at the paths the examples name.
 var exampleEnv = shellEnv{cwd: "/w", home: "/h", workspace: "/w", self: []string{"/usr/local/bin/agate"},
-	readPatch: func(string) (string, bool) { return examplePatch, true }}
+	readPatch: func(string) (string, bool) { return examplePatch, true },
+	files:     func(string) FileState { return FileAbsent }}
 
 const examplePatch = "diff --git a/src/a.c b/src/a.c\n--- a/src/a.c\n+++ b/src/a.c\n@@ -1 +1 @@\n-x\n+y\n"
 

@@ -90,6 +90,11 @@ type RepoFacts struct {
 	RunsCode string
 	// Hooks are the hooks the repository has.
 	Hooks []string
+	// Credentials are the config keys, in any of git's scopes, whose
+	// value holds a credential (a password or token in a remote's URL, an
+	// Authorization header): git config --list and git remote -v print
+	// them.
+	Credentials []string
 }
 
 func (f RepoFacts) hasHook(name string) bool {

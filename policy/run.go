@@ -689,6 +689,10 @@ func (c *cmdRun) module(v string, lit bool, from int) {
 		return
 	}
 	c.prefix = append(c.prefix, "-m", v)
+	if c.shadowed(v) {
+		top, _, _ := strings.Cut(v, ".")
+		c.add(Effect{Kind: EffProject, What: c.prog + " -m " + v + " may run " + top + " from the folder it starts in"})
+	}
 	if prog, ok := pythonModulePrograms[v]; ok && c.depth < maxShellDepth {
 		if spec := c.sh.programs.lookupVersioned(prog); spec != nil {
 			words, lits, globs := c.words[from:], c.lits[from:], c.globs[from:]
@@ -731,6 +735,36 @@ func (c *cmdRun) module(v string, lit bool, from int) {
 	c.add(Effect{Kind: EffProject, What: c.prog + " -m " + v})
 }
 
+// shadowed reports whether `python -m MODULE` may run a file of the
+// folder it starts in instead of the module agate knows: Python puts that
+// folder first on sys.path (unless -I or -P), so a project's json/ or
+// pip.py is what runs. Where nobody can tell what is there (no file facts,
+// a folder not known until the command runs), it may be.
+func (c *cmdRun) shadowed(v string) bool {
+	_, known := pythonModulePrograms[v]
+	if !known {
+		_, known = pythonModules[v]
+	}
+	if !known && pythonModuleSpecs()[v] == nil {
+		return false // runs as the project's code anyway
+	}
+	if c.has("-I", "-P") {
+		return false
+	}
+	dir := c.sh.cwd
+	if dir == "" || c.sh.files == nil {
+		return true
+	}
+	top, _, _ := strings.Cut(v, ".")
+	for _, p := range []string{top + ".py", top + ".pyc", top} {
+		p = path.Join(dir, p)
+		if c.sh.written[p] || c.sh.files(p) != FileAbsent {
+			return true
+		}
+	}
+	return false
+}
+
 // quoteWord is w as a shell word, for the texts of commands a handler
 // makes up.
 func quoteWord(w string) string {
@@ -739,5 +773,3 @@ func quoteWord(w string) string {
 	}
 	return strconv.Quote(w)
 }
-
-var _ = path.Base

@@ -102,6 +102,9 @@ type shellEnv struct {
 	selfPID   int      // the daemon's pid
 	repo      func(dir string) RepoFacts
 	readPatch func(path string) (string, bool)
+	// files tells what is at a path; nil when nobody can tell, and
+	// then a path may be anything.
+	files func(path string) FileState
 }
 
 // analyseShellWith parses cmd and reads every simple command in it

@@ -51,7 +51,7 @@ var shellTests = []struct {
 	{cmd: "npm install", risks: Risks(Network) | Risks(Writes) | Risks(InlineCode)},
 	{cmd: "npm test", names: []string{"npm"}},
 	{cmd: "pip install requests", risks: Risks(Network) | Risks(InlineCode)},
-	{cmd: "python -m pip install x", risks: Risks(Network) | Risks(InlineCode)}, // as pip install
+	{cmd: "python -P -m pip install x", risks: Risks(Network) | Risks(InlineCode)}, // as pip install
 	{cmd: "python -m pytest -q", names: []string{"python"}},
 	{cmd: "go test ./...", names: []string{"go"}},
 	{cmd: "go get example.com/x", risks: Risks(Network) | Risks(Writes)},

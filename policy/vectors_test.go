@@ -30,10 +30,17 @@ type vectorFile struct {
 		// Files says what is at paths the call overwrites or deletes:
 		// "recoverable", "unrecoverable" or "unknown"; elsewhere nothing.
 		Files map[string]string `toml:"files"`
-		Want  string            `toml:"want"`
-		Layer string            `toml:"layer"`
-		Rule  string            `toml:"rule"`
-		Risks []string          `toml:"risks"`
+		// Repo is what the daemon would have learnt of the repository
+		// the command runs in.
+		Repo *struct {
+			RunsCode    string   `toml:"runs_code"`
+			Hooks       []string `toml:"hooks"`
+			Credentials []string `toml:"credentials"`
+		} `toml:"repo"`
+		Want  string   `toml:"want"`
+		Layer string   `toml:"layer"`
+		Rule  string   `toml:"rule"`
+		Risks []string `toml:"risks"`
 	} `toml:"call"`
 }
 
@@ -66,6 +73,10 @@ func TestDecisionVectors(t *testing.T) {
 				}
 				if c.Files != nil {
 					r.Files = filesFrom(c.Files)
+				}
+				if c.Repo != nil {
+					rf := RepoFacts{RunsCode: c.Repo.RunsCode, Hooks: c.Repo.Hooks, Credentials: c.Repo.Credentials}
+					r.Repo = func(string) RepoFacts { return rf }
 				}
 				if c.Cwd != "" {
 					r.Cwd = c.Cwd

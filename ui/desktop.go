@@ -85,7 +85,7 @@ func (u *Desktop) drain(ctx context.Context, ch <-chan api.Event) {
 				return
 			}
 			switch ev.Type {
-			case "config", "approval.requested", "approval.granted", "approval.denied", "approval.expired":
+			case "config", "approval.requested", "approval.granted", "approval.denied", "approval.expired", "secret.leaked", "secret.rotated":
 				u.refreshTray()
 			}
 			if s := u.settings.Load(); s != nil {

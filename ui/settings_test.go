@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -374,6 +375,10 @@ func TestTrayMenuAndIcon(t *testing.T) {
 	if got != "Ask|Accept edits|Plan*||Pending approvals (0)|Settings...|Activity...|Resume agents (back to Accept edits)||Quit" {
 		t.Errorf("menu, paused, yolo forbidden: %s", got)
 	}
+	got = strings.Join(labels(trayInput{mode: "ask", leaks: 2, leak: "GitHub token 0f4e5fb3374f"}), "|")
+	if got != "Ask*|Accept edits|Plan||Pending approvals (0)|Settings...|Activity...|Pause all agents|2 secrets pasted into a chat: rotate (agate doctor)||Quit" {
+		t.Errorf("menu, two leaks: %s", got)
+	}
 	// With nothing waiting "Pending approvals" opens nothing.
 	for _, n := range []int{0, 2} {
 		for _, it := range trayMenu(trayInput{mode: "ask", pending: n}, trayActions{}).Items {
@@ -397,6 +402,9 @@ func TestTrayItem(t *testing.T) {
 		{trayInput{mode: "ask", pending: 3, configErr: "x"}, "agate: 3 calls waiting for your answer", "NeedsAttention"},
 		{trayInput{mode: "ask", configErr: "x"}, "agate: config.toml has an error (see Settings); the last good settings hold", "Active"},
 		{trayInput{mode: "plan", paused: true}, "agate: agents paused (plan mode): every call that acts is denied", "Active"},
+		{trayInput{mode: "ask", leaks: 1, leak: "keystore:openai (OpenAI API key, 2fdc87e8cb41)", configErr: "x"},
+			"agate: 1 secret pasted into a chat, the latest keystore:openai (OpenAI API key, 2fdc87e8cb41): rotate it (agate doctor says how)", "Active"},
+		{trayInput{mode: "ask", leaks: 2, pending: 1}, "agate: 1 call waiting for your answer", "NeedsAttention"},
 	} {
 		title, tip, status := trayItem(tt.in)
 		if title != "agate" || tip != tt.tooltip || status != tt.wantedStatus {
@@ -605,5 +613,29 @@ func TestConfigBool(t *testing.T) {
 	}
 	if _, known := configBool(section{}, "nope"); known {
 		t.Error("a key that is not there")
+	}
+}
+
+// TestTrayLeaks: a secret on the daemon's leak record shows in the tray's
+// state, named as agate names it.
+func TestTrayLeaks(t *testing.T) {
+	d := newTestDaemon(t, "")
+	if in := readTray(d); in.leaks != 0 {
+		t.Fatalf("no record, %d leaks", in.leaks)
+	}
+	rec := `{"version":1,"leaks":[{"fingerprint":"0f4e5fb3374f","kind":"GitHub token","where":"pasted into gemini's chat",` +
+		`"first":"2026-12-01T12:00:00Z","last":"2026-12-01T12:00:00Z","count":1}]}`
+	if err := os.MkdirAll(d.Paths().State, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d.Paths().State, "leaks.json"), []byte(rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := readTray(d)
+	if in.leaks != 1 || in.leak != "GitHub token 0f4e5fb3374f" {
+		t.Errorf("tray state %+v", in)
+	}
+	if _, tip, _ := trayItem(in); !strings.Contains(tip, "1 secret pasted into a chat, the latest GitHub token 0f4e5fb3374f") {
+		t.Errorf("tooltip %q", tip)
 	}
 }

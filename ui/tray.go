@@ -28,6 +28,8 @@ type trayInput struct {
 	pending   int
 	paused    bool
 	pausedWas string // the mode Resume goes back to
+	leaks     int    // secrets pasted into a chat, not rotated since
+	leak      string // the latest of them, as agate names it (no value)
 }
 
 // readTray reads the tray's state from the daemon and the pause file.
@@ -42,6 +44,9 @@ func readTray(d *daemon.Daemon) trayInput {
 	}
 	if st, paused, perr := config.Paused(d.Paths()); perr == nil && paused {
 		in.paused, in.pausedWas = true, st.Auto
+	}
+	if ls, lerr := d.Leaks(); lerr == nil && len(ls) > 0 {
+		in.leaks, in.leak = len(ls), ls[0].Label()
 	}
 	return in
 }
@@ -114,6 +119,9 @@ func trayMenu(in trayInput, act trayActions) *fyne.Menu {
 		bad := fyne.NewMenuItem("Config error: see Settings", act.settings)
 		items = append(items, bad)
 	}
+	if in.leaks > 0 {
+		items = append(items, fyne.NewMenuItem(leakSummary(in)+": rotate (agate doctor)", act.activity))
+	}
 	items = append(items, fyne.NewMenuItemSeparator())
 	quit := fyne.NewMenuItem("Quit", act.quit)
 	quit.IsQuit = true
@@ -122,8 +130,8 @@ func trayMenu(in trayInput, act trayActions) *fyne.Menu {
 }
 
 // trayItem is the tray item's title, tooltip and status for a state: the
-// tooltip says what waits, or else the mode; the status asks for attention
-// while calls wait.
+// tooltip says what waits, or else a secret pasted into a chat, or else the
+// mode; the status asks for attention while calls wait.
 func trayItem(in trayInput) (title, tooltip, status string) {
 	title, status = "agate", "Active"
 	switch {
@@ -133,6 +141,8 @@ func trayItem(in trayInput) (title, tooltip, status string) {
 		if in.pending == 1 {
 			tooltip = "agate: 1 call waiting for your answer"
 		}
+	case in.leaks > 0:
+		tooltip = "agate: " + leakSummary(in) + ", the latest " + in.leak + ": rotate it (agate doctor says how)"
 	case in.configErr != "":
 		tooltip = "agate: config.toml has an error (see Settings); the last good settings hold"
 	case in.paused:
@@ -141,6 +151,14 @@ func trayItem(in trayInput) (title, tooltip, status string) {
 		tooltip = "agate: nothing waiting; mode " + modeLabel(in.mode)
 	}
 	return title, tooltip, status
+}
+
+// leakSummary says how many secrets were pasted into a chat.
+func leakSummary(in trayInput) string {
+	if in.leaks == 1 {
+		return "1 secret pasted into a chat"
+	}
+	return fmt.Sprintf("%d secrets pasted into a chat", in.leaks)
 }
 
 func modeLabel(mode string) string {

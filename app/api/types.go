@@ -261,6 +261,10 @@ type Status struct {
 	Sandbox      any              `json:"sandbox,omitempty"`
 	Started      time.Time        `json:"started"`
 	AuditLog     string           `json:"audit_log"`
+	// Leaks are the secrets seen pasted into an agent's chat and not
+	// rotated since; LeaksError says why the record could not be read.
+	Leaks      []Leak `json:"leaks,omitempty"`
+	LeaksError string `json:"leaks_error,omitempty"`
 }
 
 // The outcomes an agent reports for a call whose ask agate handed to the

@@ -27,7 +27,7 @@ import (
 type Record struct {
 	Seq        uint64       `json:"seq"`
 	Time       time.Time    `json:"time"`
-	Event      string       `json:"event"` // "decision", "approval.requested", "approval.granted", "approval.denied", "approval.expired", "approval.agent_allowed", "approval.agent_denied", "config"
+	Event      string       `json:"event"` // "decision", "approval.requested", "approval.granted", "approval.denied", "approval.expired", "approval.agent_allowed", "approval.agent_denied", "config", "secret.leaked", "secret.rotated"
 	Agent      string       `json:"agent,omitempty"`
 	Session    string       `json:"session,omitempty"`
 	Run        string       `json:"run,omitempty"`

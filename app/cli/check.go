@@ -74,10 +74,12 @@ func cmdCheck(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	facts := machine.NewFacts() // what the daemon would learn of the files named
 	r := &policy.Request{
 		Tool: tool, Args: callArgs, Agent: *agent, Cwd: *cwd,
 		Interactive: !*unattended, Tainted: *tainted,
 		Grants: grants.For(*agent), Resolve: machine.ResolvePath, Glob: machine.Glob,
+		Files: facts.Files, Repo: facts.Repo, ReadPatch: facts.ReadPatch,
 	}
 	d := pol.Decide(r)
 	if *asJSON {

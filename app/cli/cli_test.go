@@ -83,6 +83,34 @@ func TestCheckCommand(t *testing.T) {
 	}
 }
 
+// TestCheckKnowsTheFiles: agate check decides as the daemon does, with
+// what is on disk: deleting a folder that is not there loses nothing,
+// deleting an untracked one asks.
+func TestCheckKnowsTheFiles(t *testing.T) {
+	t.Setenv("AGATE_STATE_DIR", t.TempDir())
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(cfg, []byte("[auto]\nrules = []\n"), 0o600)
+	proj := t.TempDir()
+	check := func() string {
+		t.Helper()
+		code, out, errOut := runCLI(t, nil, "check", "--config", cfg, "--cwd", proj, "Bash", `{"command":"rm -rf build"}`)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		return out
+	}
+	if out := check(); !strings.HasPrefix(out, "allow\n") {
+		t.Errorf("rm -rf of a folder that is not there:\n%s", out)
+	}
+	if err := os.MkdirAll(filepath.Join(proj, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(proj, "build", "notes.txt"), []byte("x"), 0o600)
+	if out := check(); !strings.HasPrefix(out, "ask\n") || !strings.Contains(out, "git cannot give back") {
+		t.Errorf("rm -rf of an untracked folder:\n%s", out)
+	}
+}
+
 func TestUnknownCommand(t *testing.T) {
 	if code, _, errOut := runCLI(t, nil, "frobnicate"); code != 2 || !strings.Contains(errOut, "unknown command") {
 		t.Fatalf("exit %d %q", code, errOut)

@@ -40,6 +40,7 @@ type Report struct {
 	Keychain    KeychainReport      `json:"keychain"`
 	Unset       []string            `json:"secrets_unset"` // referenced secrets that read as unset, with why
 	Leaked      []keystore.Leak     `json:"leaked"`        // keys seen in an agent's arguments, not rotated since
+	Pasted      []api.Leak          `json:"pasted"`        // secrets pasted into an agent's chat, not rotated since
 	Hooks       []HookReport        `json:"hooks"`
 	Confine     ConfineReport       `json:"confine_project"`
 	Grants      []GrantReport       `json:"grants"`
@@ -85,7 +86,7 @@ type HookReport struct {
 // written; the key store is opened, not unlocked, unless a reference
 // needs it.
 func Doctor(ctx context.Context, p api.Paths) *Report {
-	r := &Report{Config: p.Config, Checked: time.Now(), Unset: []string{}, Leaked: []keystore.Leak{}, Problems: []string{}}
+	r := &Report{Config: p.Config, Checked: time.Now(), Unset: []string{}, Leaked: []keystore.Leak{}, Pasted: []api.Leak{}, Problems: []string{}}
 	problem := func(format string, args ...any) { r.Problems = append(r.Problems, fmt.Sprintf(format, args...)) }
 
 	cfg, err := config.Read(p)
@@ -184,6 +185,14 @@ func Doctor(ctx context.Context, p api.Paths) *Report {
 		r.Leaked = append(r.Leaked, l)
 		problem("%s appeared in an agent's arguments (%d times, last %s): rotate it, then `agate keys set` the new one",
 			l.Name, l.Count, l.Last.Local().Format(time.DateTime))
+	}
+	pasted, err := pastedLeaks(p)
+	if err != nil {
+		problem("the record of pasted secrets: %v", err)
+	}
+	for _, l := range pasted {
+		r.Pasted = append(r.Pasted, l)
+		problem("%s; to rotate it: %s", leakLine(&l), rotateHint(&l))
 	}
 
 	for _, agent := range hook.Agents() {

@@ -21,8 +21,8 @@ import (
 func init() {
 	register(&command{
 		name:    "keys",
-		args:    "set NAME | get NAME | list | rm NAME | backend [--migrate keychain|passphrase]",
-		summary: "keep provider keys and tokens sealed: set (from stdin or a hidden prompt), get, list, rm, backend",
+		args:    "set NAME | get NAME | list | rm NAME | rotated NAME|FINGERPRINT | backend [--migrate keychain|passphrase]",
+		summary: "keep provider keys and tokens sealed: set (from stdin or a hidden prompt), get, list, rm, rotated (a leak), backend",
 		run:     cmdKeys,
 	})
 }
@@ -52,17 +52,17 @@ func cmdKeys(ctx context.Context, e *Env, args []string) error {
 	}
 	if len(pos) == 0 {
 		fs.Usage()
-		return usagef("want a subcommand: set, get, list, rm or backend")
+		return usagef("want a subcommand: set, get, list, rm, rotated or backend")
 	}
 	sub, rest := pos[0], pos[1:]
 	if *migrate != "" && sub != "backend" {
 		return usagef("--migrate goes with `agate keys backend`")
 	}
-	want := map[string]int{"set": 1, "get": 1, "rm": 1, "list": 0, "backend": 0}
+	want := map[string]int{"set": 1, "get": 1, "rm": 1, "rotated": 1, "list": 0, "backend": 0}
 	n, known := want[sub]
 	switch {
 	case !known:
-		return usagef("unknown subcommand %q (want set, get, list, rm or backend)", sub)
+		return usagef("unknown subcommand %q (want set, get, list, rm, rotated or backend)", sub)
 	case sub == "set" && len(rest) > 1:
 		return errValueArgument
 	case len(rest) != n:
@@ -100,6 +100,8 @@ func cmdKeys(ctx context.Context, e *Env, args []string) error {
 		return nil
 	case "list":
 		return keysList(ctx, e, paths, store)
+	case "rotated":
+		return keysRotated(ctx, e, paths, store, rest[0])
 	}
 	if *migrate != "" {
 		return keysMigrate(ctx, e, store, *migrate)
@@ -196,6 +198,7 @@ func keysSet(ctx context.Context, e *Env, p api.Paths, store *keystore.Store, na
 			fmt.Fprintf(e.Stderr, "agate: %v\n", err)
 		}
 	}
+	clearPastedOnSet(ctx, e, p, name, value)
 	return nil
 }
 
@@ -216,6 +219,7 @@ func keysList(ctx context.Context, e *Env, p api.Paths, store *keystore.Store) e
 	for _, l := range leaks {
 		leaked[l.Name] = l
 	}
+	pasted := pastedByName(p)
 	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	var failed []error
 	for _, en := range list {
@@ -229,6 +233,8 @@ func keysList(ctx context.Context, e *Env, p api.Paths, store *keystore.Store) e
 		}
 		if l, ok := leaked["keystore:"+en.Name]; ok {
 			note += fmt.Sprintf("\tappeared in an agent's arguments %s: rotate it, then agate keys set %s", l.Last.Local().Format("2006-01-02 15:04"), en.Name)
+		} else if l, ok := pasted["keystore:"+en.Name]; ok {
+			note += fmt.Sprintf("\twas %s %s: rotate it, then agate keys set %s", l.Where, l.Last.Local().Format("2006-01-02 15:04"), en.Name)
 		}
 		fmt.Fprintf(tw, "%s\t%s\n", en.Name, note)
 	}

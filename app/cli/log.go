@@ -76,6 +76,10 @@ func formatRecord(r *audit.Record) string {
 		s := strings.ReplaceAll(r.Subject, "\n", "⏎")
 		fmt.Fprintf(&b, " %q", truncate(s, 120))
 	}
+	if strings.HasPrefix(r.Event, "secret.") { // a leak or its rotation: no decision, no layer
+		fmt.Fprintf(&b, " [%s]", r.Reason)
+		return b.String()
+	}
 	fmt.Fprintf(&b, " [%s", r.Layer)
 	if r.Rule != "" {
 		fmt.Fprintf(&b, " %q", r.Rule)

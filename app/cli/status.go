@@ -72,5 +72,11 @@ func cmdStatus(ctx context.Context, e *Env, args []string) error {
 		b, _ := json.Marshal(st.Sandbox)
 		fmt.Fprintf(e.Stdout, "  sandbox:    %s\n", b)
 	}
+	if st.LeaksError != "" {
+		fmt.Fprintf(e.Stdout, "  LEAKS:      the record cannot be read: %s\n", st.LeaksError)
+	}
+	for _, l := range st.Leaks {
+		fmt.Fprintf(e.Stdout, "  LEAKED:     %s: rotate it (agate doctor says how)\n", leakLine(&l))
+	}
 	return nil
 }

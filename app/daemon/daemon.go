@@ -50,6 +50,7 @@ type Daemon struct {
 	secretsState secretState
 	prober       sandbox.Prober
 	outcomes     outcomeBook // asks handed to agents' prompts, until they say what became of them
+	pasted       pastedQueue // the prompt scans in progress and waiting
 
 	mu       sync.Mutex // guards listener
 	listener io.Closer
@@ -629,6 +630,10 @@ func (d *Daemon) Status() *api.Status {
 	if st.err != nil {
 		s.ConfigError = st.err.Error()
 	}
+	var err error
+	if s.Leaks, err = d.Leaks(); err != nil {
+		s.LeaksError = err.Error()
+	}
 	return s
 }
 
@@ -649,6 +654,7 @@ func (d *Daemon) Close() error {
 		d.listener.Close()
 	}
 	d.mu.Unlock()
+	d.pasted.close() // the prompt scans waiting end first: they write the audit log
 	return d.audit.Close()
 }
 

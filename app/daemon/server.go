@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agatehq/agate/app/api"
@@ -37,6 +38,7 @@ var routes = []route{
 	{"GET " + api.Prefix + "/status", (*Daemon).handleStatus},
 	{"POST " + api.Prefix + "/taint", (*Daemon).handleTaint},
 	{"POST " + api.Prefix + "/runs", (*Daemon).handleRun},
+	{"POST " + api.Prefix + "/leaks/rotated", (*Daemon).handleRotated},
 	{"GET " + api.Prefix + "/grants", (*Daemon).handleGrants},
 	{"POST " + api.Prefix + "/grants/revoke", (*Daemon).handleRevoke},
 	{"GET " + api.Prefix + "/sessions", (*Daemon).handleSessions},
@@ -251,6 +253,28 @@ func (d *Daemon) handleRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"run": d.StartRun(&req)})
+	d.notePrompt(&req) // after the answer: the scan never holds the prompt up
+}
+
+func (d *Daemon) handleRotated(w http.ResponseWriter, r *http.Request) {
+	var req api.RotatedRequest
+	if err := readJSON(r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if strings.TrimSpace(req.Which) == "" {
+		writeError(w, http.StatusBadRequest, "which: a fingerprint or a secret's name")
+		return
+	}
+	cleared, err := d.Rotated(r.Context(), req.Which)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if cleared == nil {
+		cleared = []api.Leak{}
+	}
+	writeJSON(w, http.StatusOK, &api.RotatedResult{Cleared: cleared})
 }
 
 func (d *Daemon) handleGrants(w http.ResponseWriter, r *http.Request) {

@@ -32,6 +32,10 @@ const gitTimeout = 2 * time.Second
 // is the agent's to write, the person's global config is not counted.
 const repoCodeKeys = `^(core\.(fsmonitor|pager)|pager\..*|diff\.external|diff\..*\.(textconv|command)|filter\..*\.(clean|smudge|process)|include\.path|includeif\..*\.path|interactive\.difffilter)$`
 
+// repoCredentialKeys are the config keys, in any scope, whose value may
+// hold a credential that git config --list or git remote -v prints.
+const repoCredentialKeys = `^(remote\..*\.(url|pushurl)|http\..*extraheader|url\..*\.(insteadof|pushinsteadof))$`
+
 // Facts learns and caches what the policy needs to know. Its methods are
 // policy.Request's Files, Repo and ReadPatch; it is safe for concurrent
 // use.
@@ -75,8 +79,13 @@ func repoRoot(dir string) string {
 func (f *Facts) gitCmd(ctx context.Context, root string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	full := append([]string{"-C", root, "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
-		"-c", "core.hooksPath=/dev/null", "--no-pager"}, args...)
+	full := []string{"-C", root, "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "--no-pager"}
+	if len(args) == 0 || args[0] != "config" {
+		// git config runs no hook, and must read the repository's own
+		// core.hooksPath, which this would hide.
+		full = append(full, "-c", "core.hooksPath=/dev/null")
+	}
+	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, f.git, full...)
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
 	cmd.Stdin = nil
@@ -89,8 +98,11 @@ func (f *Facts) gitCmd(ctx context.Context, root string, args ...string) ([]byte
 // Repo answers policy.Request.Repo.
 func (f *Facts) Repo(dir string) policy.RepoFacts {
 	root := repoRoot(dir)
-	if root == "" || f.git == "" {
+	if f.git == "" {
 		return policy.RepoFacts{}
+	}
+	if root == "" {
+		return f.outside(dir)
 	}
 	gitDir := filepath.Join(root, ".git")
 	stamp := mtimeOf(filepath.Join(gitDir, "config")) + "|" + mtimeOf(filepath.Join(gitDir, "config.worktree")) +
@@ -112,6 +124,7 @@ func (f *Facts) Repo(dir string) policy.RepoFacts {
 			rf.RunsCode = "config agate could not read"
 		}
 	}
+	rf.Credentials = f.credentials(root)
 	hooksDir := filepath.Join(gitDir, "hooks")
 	if out, err := f.gitCmd(context.Background(), root, "config", "--get", "core.hooksPath"); err == nil && len(bytes.TrimSpace(out)) > 0 {
 		hp := string(bytes.TrimSpace(out))
@@ -138,6 +151,82 @@ func (f *Facts) Repo(dir string) policy.RepoFacts {
 	f.repos[root] = repoEntry{facts: rf, stamp: stamp, learned: time.Now()}
 	f.mu.Unlock()
 	return rf
+}
+
+// outside answers Repo for a folder in no repository: git there reads
+// only the person's and the system's config, whose credentials count.
+func (f *Facts) outside(dir string) policy.RepoFacts {
+	const key = "" // no repository's root is ""
+	f.mu.Lock()
+	if e, ok := f.repos[key]; ok && time.Since(e.learned) < time.Minute {
+		f.mu.Unlock()
+		return e.facts
+	}
+	f.mu.Unlock()
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		dir = "/"
+	}
+	rf := policy.RepoFacts{Credentials: f.credentials(dir)}
+	f.mu.Lock()
+	f.repos[key] = repoEntry{facts: rf, learned: time.Now()}
+	f.mu.Unlock()
+	return rf
+}
+
+// credentials returns the config keys git reads in root whose value (or,
+// for url.BASE.insteadOf, whose BASE) holds a credential. Config agate
+// could not read is reported as such a key.
+func (f *Facts) credentials(root string) []string {
+	out, err := f.gitCmd(context.Background(), root, "config", "--null", "--get-regexp", repoCredentialKeys)
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+			return nil // nothing found
+		}
+		return []string{"config agate could not read"}
+	}
+	var keys []string
+	for _, ent := range bytes.Split(out, []byte{0}) {
+		key, val, _ := strings.Cut(string(ent), "\n")
+		if key == "" {
+			continue
+		}
+		sub := ""
+		if i, j := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.'); i >= 0 && j > i {
+			sub = key[i+1 : j]
+		}
+		if holdsCredential(key, val) || strings.HasPrefix(key, "url.") && holdsCredential("", sub) {
+			keys = append(keys, key)
+		}
+	}
+	return keys
+}
+
+// holdsCredential reports whether a config value holds a credential: a
+// URL with a password or a token for its user, an Authorization header,
+// or a string shaped like a known kind of key.
+func holdsCredential(key, v string) bool {
+	if strings.HasSuffix(strings.ToLower(key), "extraheader") {
+		return true // a header git sends is there to authenticate
+	}
+	if _, ok := policy.FindCredential(v); ok {
+		return true
+	}
+	if i := strings.Index(v, "://"); i >= 0 {
+		rest := v[i+3:]
+		if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+			rest = rest[:j]
+		}
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			user := rest[:at]
+			if strings.Contains(user, ":") {
+				return true // user:password
+			}
+			if _, ok := policy.FindCredential(user); ok {
+				return true // a token as the user name
+			}
+		}
+	}
+	return false
 }
 
 func mtimeOf(p string) string {

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/app/audit"
+	"github.com/agatehq/agate/app/hook"
+	"github.com/agatehq/agate/app/leaks"
+	"github.com/agatehq/agate/keystore"
+)
+
+// Secrets pasted into a chat (recorded by the daemon) are named by doctor,
+// status and keys list with how to rotate them, and cleared by `keys
+// rotated` (with or without a daemon) and by `keys set` of a new value.
+func TestPastedLeaks(t *testing.T) {
+	openai := "sk-proj-Zq9fK2mXc8LrT4vW7yB1nA5sQ0pL3kJ6"
+	gh := "ghp_" + strings.Repeat("x1Y", 12)
+	w := newKeysWorld(t, "", map[string]string{"openai": openai})
+	rec := leaks.Open(w.paths.State)
+	at := time.Now().Add(-time.Hour)
+	seed := func() {
+		t.Helper()
+		if _, err := rec.Add(context.Background(), []api.Leak{
+			leaks.Seen(keystore.Fingerprint(openai), "OpenAI API key", "keystore:openai", "claude-code", "s1", at),
+			leaks.Seen(keystore.Fingerprint(gh), "GitHub token", "", "gemini", "s2", at),
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seed()
+
+	code, stdout, _ := runKeysCLI(t, "", "doctor")
+	for _, want := range []string{
+		"keystore:openai (OpenAI API key, " + keystore.Fingerprint(openai) + ") was pasted into claude-code's chat, session s1",
+		"platform.openai.com/api-keys and make a new one; then `agate keys set openai` the new value",
+		"GitHub token " + keystore.Fingerprint(gh) + " was pasted into gemini's chat, session s2",
+		"github.com/settings/tokens", "`agate keys rotated " + keystore.Fingerprint(gh) + "`",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("doctor does not say %q:\n%s", want, stdout)
+		}
+	}
+	if code == 0 {
+		t.Errorf("doctor found no problem with two leaks")
+	}
+	if _, stdout, _ := runKeysCLI(t, "", "keys", "list"); !regexpLine(stdout, `^openai .*was pasted into claude-code's chat.*rotate it`) {
+		t.Errorf("keys list does not flag the pasted key:\n%s", stdout)
+	}
+
+	// No daemon: the file is changed directly.
+	code, stdout, stderr := runKeysCLI(t, "", "keys", "rotated", "openai")
+	if code != 0 || !strings.Contains(stdout, "cleared: keystore:openai") ||
+		!strings.Contains(stderr, "the key store still holds the leaked value of openai") {
+		t.Errorf("keys rotated openai = %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runKeysCLI(t, "", "keys", "rotated", "nothing-like-it"); code == 0 || !strings.Contains(stderr, "no leak on record") {
+		t.Errorf("keys rotated of no leak = %d, %s", code, stderr)
+	}
+
+	// A daemon: status says so, and keys rotated goes through it.
+	startDaemon(t, w.paths)
+	_, stdout, _ = runKeysCLI(t, "", "status")
+	if !strings.Contains(stdout, "LEAKED:     GitHub token "+keystore.Fingerprint(gh)) || strings.Contains(stdout, "keystore:openai") {
+		t.Errorf("status:\n%s", stdout)
+	}
+	code, stdout, stderr = runKeysCLI(t, "", "keys", "rotated", keystore.Fingerprint(gh)[:8])
+	if code != 0 || !strings.Contains(stdout, "cleared: GitHub token") || stderr != "" {
+		t.Errorf("keys rotated FINGERPRINT = %d\n%s\n%s", code, stdout, stderr)
+	}
+	if audit, _ := os.ReadFile(w.paths.AuditLog()); !strings.Contains(string(audit), `"event":"secret.rotated"`) {
+		t.Errorf("the daemon did not audit the rotation:\n%s", audit)
+	}
+	if _, stdout, _ = runKeysCLI(t, "", "status"); strings.Contains(stdout, "LEAKED") {
+		t.Errorf("status after rotation:\n%s", stdout)
+	}
+
+	// keys set: the leaked value again clears nothing; a new one clears it.
+	seed()
+	if _, _, stderr := runKeysCLI(t, openai, "keys", "set", "openai"); !strings.Contains(stderr, "still compromised") {
+		t.Errorf("keys set of the leaked value: %s", stderr)
+	}
+	if _, _, stderr := runKeysCLI(t, "sk-proj-Rotated0123456789abcdefghijklmnop", "keys", "set", "openai"); !strings.Contains(stderr, "cleared the leak of openai") {
+		t.Errorf("keys set of a new value: %s", stderr)
+	}
+	ls, err := rec.List()
+	if err != nil || len(ls) != 1 || ls[0].Name != "" {
+		t.Errorf("left on record: %+v, %v", ls, err)
+	}
+}
+
+// TestPastedThroughTheHooks: each agent's recorded prompt event, with a
+// token pasted in, goes through `agate hook` to a real daemon: the hook
+// answers as for any prompt, and the daemon records the token as pasted
+// into that agent's chat.
+func TestPastedThroughTheHooks(t *testing.T) {
+	p := apptest.Paths(t, "")
+	_, c := startDaemon(t, p)
+	t.Setenv("AGATE_CONFIG", p.Config)
+	t.Setenv("AGATE_STATE_DIR", p.State)
+	t.Setenv("AGATE_SOCKET", p.Socket)
+	events := map[string]string{
+		hook.ClaudeCode: "claude-code/userpromptsubmit.json",
+		hook.Gemini:     "gemini/beforeagent.json",
+		hook.Cursor:     "cursor/beforeSubmitPrompt.json",
+		"codex":         "codex/userpromptsubmit.json",
+	}
+	want := map[string]string{} // fingerprint -> agent
+	for i, agent := range slices.Sorted(maps.Keys(events)) {
+		if !hook.Known(agent) {
+			continue
+		}
+		var in map[string]any
+		if err := json.Unmarshal([]byte(payload(t, events[agent])), &in); err != nil {
+			t.Fatal(err)
+		}
+		token := fmt.Sprintf("ghp_%d%s", i, strings.Repeat("x1Y", 12))
+		in["prompt"] = "push it with " + token + " please"
+		b, _ := json.Marshal(in)
+		code, out, errOut := runHook(t, string(b), agent, "--agent-timeout", "60s")
+		if code != 0 || strings.Contains(out, "deny") || strings.Contains(out, "block") {
+			t.Errorf("%s: the prompt hook answered exit %d %q %q", agent, code, out, errOut)
+		}
+		want[keystore.Fingerprint(token)] = agent
+	}
+	var ls []api.Leak
+	for deadline := time.Now().Add(10 * time.Second); len(ls) < len(want) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		st, err := c.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = st.Leaks
+	}
+	if len(ls) != len(want) {
+		t.Fatalf("leaks %+v, want %d", ls, len(want))
+	}
+	for _, l := range ls {
+		if want[l.Fingerprint] != l.Agent || l.Kind != "GitHub token" || !strings.HasPrefix(l.Where, "pasted into "+l.Agent+"'s chat") {
+			t.Errorf("leak %+v", l)
+		}
+	}
+}
+
+func TestLogLineOfALeak(t *testing.T) {
+	r := &audit.Record{Time: time.Now(), Event: "secret.leaked", Agent: "gemini", Subject: "GitHub token 0f4e5fb3374f",
+		Reason: "pasted into gemini's chat, session s2: rotate it"}
+	if got := formatRecord(r); !strings.Contains(got, `secret.leaked      gemini`) ||
+		!strings.HasSuffix(got, `"GitHub token 0f4e5fb3374f" [pasted into gemini's chat, session s2: rotate it]`) {
+		t.Errorf("log line: %s", got)
+	}
+}

