@@ -203,7 +203,7 @@ func TestTrustElsewhere(t *testing.T) {
 		t.Errorf("state in a project file:\n%s", out)
 	}
 	user := []byte("model = \"gpt-5.5\"\n")
-	u2, err := InstallTrust(user, proj, states)
+	u2, err := InstallTrust(user, proj, states, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestTrustElsewhere(t *testing.T) {
 			t.Errorf("%+v", e)
 		}
 	}
-	u3, err := InstallTrust(u2, proj, states)
+	u3, err := InstallTrust(u2, proj, states, nil)
 	if err != nil || !bytes.Equal(u3, u2) {
 		t.Errorf("second trust install changed it: %v\n%s", err, u3)
 	}
@@ -243,6 +243,28 @@ func TestMarkersInAString(t *testing.T) {
 	}
 	back, _, err := Uninstall(out, src)
 	if err != nil || !bytes.Equal(back, data) {
+		t.Errorf("uninstall (%v):\n%s", err, back)
+	}
+}
+
+// TestForeignStateInBlock: trust Codex wrote inside agate's block for a
+// hook of the person's survives a reinstall and an uninstall.
+func TestForeignStateInBlock(t *testing.T) {
+	out, _, err := Install([]byte("[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"/bin/mine\"\n"), src, cmd, 135, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := "[hooks.state.\"" + src + ":stop:0:0\"]\ntrusted_hash = \"sha256:abc\"\n"
+	edited := bytes.Replace(out, []byte(EndMarker), []byte(theirs+EndMarker), 1)
+	re, _, err := Install(edited, src, cmd, 200, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(re, []byte(theirs)) || bytes.Count(re, []byte("sha256:abc")) != 1 {
+		t.Errorf("the person's trust was lost on reinstall:\n%s", re)
+	}
+	back, _, err := Uninstall(re, src)
+	if err != nil || !bytes.Contains(back, []byte(theirs)) || bytes.Contains(back, []byte("agate")) {
 		t.Errorf("uninstall (%v):\n%s", err, back)
 	}
 }

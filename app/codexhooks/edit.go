@@ -82,7 +82,11 @@ func Install(data []byte, source, command string, timeout int, trustHere bool) (
 	if err != nil {
 		return nil, nil, err
 	}
-	rest, err := removeBlock(data, BeginMarker, EndMarker)
+	var ownKeys []string
+	for _, e := range old.Entries {
+		ownKeys = append(ownKeys, e.Key)
+	}
+	rest, err := stripBlock(data, BeginMarker, EndMarker, ownKeys)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,10 +113,7 @@ func Install(data []byte, source, command string, timeout int, trustHere bool) (
 		states = append(states, State{Key: Key(source, s.Event, n, 0), Hash: h.Hash()})
 	}
 	if trustHere {
-		var keys []string
-		for _, e := range old.Entries {
-			keys = append(keys, e.Key)
-		}
+		keys := ownKeys
 		for _, st := range states {
 			keys = append(keys, st.Key)
 		}
@@ -133,18 +134,22 @@ func Install(data []byte, source, command string, timeout int, trustHere bool) (
 // for the hooks of another file (source, a project's config.toml) in a
 // block of its own, replacing the one of before; state Codex wrote itself
 // for those keys elsewhere is removed.
-func InstallTrust(data []byte, source string, states []State) ([]byte, error) {
+//
+// before are the keys of agate's hooks in source before this install
+// (their trust goes); any other state inside agate's block (Codex may
+// write the trust of a hook of the person's there) is kept.
+func InstallTrust(data []byte, source string, states []State, before []string) ([]byte, error) {
 	if _, err := decode(data); err != nil {
 		return nil, err
 	}
-	begin, end := trustMarkers(source)
-	rest, err := removeBlock(data, begin, end)
-	if err != nil {
-		return nil, err
-	}
-	var keys []string
+	keys := append([]string(nil), before...)
 	for _, st := range states {
 		keys = append(keys, st.Key)
+	}
+	begin, end := trustMarkers(source)
+	rest, err := stripBlock(data, begin, end, keys)
+	if err != nil {
+		return nil, err
 	}
 	if rest, err = removeStates(rest, keys); err != nil {
 		return nil, err
@@ -172,13 +177,13 @@ func Uninstall(data []byte, source string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	rest, err := removeBlock(data, BeginMarker, EndMarker)
-	if err != nil {
-		return nil, false, err
-	}
 	var keys []string
 	for _, e := range st.Entries {
 		keys = append(keys, e.Key)
+	}
+	rest, err := stripBlock(data, BeginMarker, EndMarker, keys)
+	if err != nil {
+		return nil, false, err
 	}
 	if rest, err = removeStates(rest, keys); err != nil {
 		return nil, false, err
@@ -197,7 +202,7 @@ func UninstallTrust(data []byte, source string, keys []string) ([]byte, bool, er
 		return nil, false, err
 	}
 	begin, end := trustMarkers(source)
-	rest, err := removeBlock(data, begin, end)
+	rest, err := stripBlock(data, begin, end, keys)
 	if err != nil {
 		return nil, false, err
 	}
@@ -299,11 +304,97 @@ func groupCount(doc map[string]any, event string) (int, error) {
 // A marker counts only as a comment of its own line, as TOML's parser
 // reads it: the same text inside a multi-line string is the person's.
 func removeBlock(data []byte, begin, end string) ([]byte, error) {
+	rest, _, err := cutBlock(data, begin, end)
+	return rest, err
+}
+
+// stripBlock is removeBlock, keeping the state tables inside the block
+// whose keys are not in own: Codex, trusting a hook of the person's,
+// may add its [hooks.state."KEY"] beside agate's, inside the block.
+// They are put back at the end of what stays.
+func stripBlock(data []byte, begin, end string, own []string) ([]byte, error) {
+	rest, removed, err := cutBlock(data, begin, end)
+	if err != nil || len(removed) == 0 {
+		return rest, err
+	}
+	mine := map[string]bool{}
+	for _, k := range own {
+		mine[k] = true
+	}
+	var keep bytes.Buffer
+	err = tables(removed, func(path []string, text []byte) {
+		if len(path) == 3 && path[0] == "hooks" && path[1] == "state" && !mine[strings.TrimSpace(path[2])] {
+			keep.Write(text)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("agate's block: %w", err)
+	}
+	if keep.Len() == 0 {
+		return rest, nil
+	}
+	out := bytes.TrimRight(rest, " \t\r\n")
+	if len(out) > 0 {
+		out = append(out, "\n\n"...)
+	}
+	return append(out, bytes.TrimRight(keep.Bytes(), " \t\r\n")...), nil
+}
+
+// tables calls fn with each table header's path in data and its text,
+// from its header line to the next header (or the end).
+func tables(data []byte, fn func(path []string, text []byte)) error {
+	type head struct {
+		path  []string
+		start int
+	}
+	var heads []head
+	var p unstable.Parser
+	p.Reset(data)
+	for p.NextExpression() {
+		e := p.Expression()
+		if e.Kind != unstable.Table && e.Kind != unstable.ArrayTable {
+			continue
+		}
+		var path []string
+		first := -1
+		for it := e.Key(); it.Next(); {
+			k := it.Node()
+			if first < 0 {
+				first = int(k.Raw.Offset)
+			}
+			path = append(path, string(k.Data))
+		}
+		h := head{path: path, start: bytes.LastIndexByte(data[:first], '\n') + 1}
+		if e.Kind == unstable.ArrayTable {
+			h.path = append([]string{"[]"}, path...) // never a state table
+		}
+		heads = append(heads, h)
+	}
+	if err := p.Error(); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotTOML, err)
+	}
+	for i, h := range heads {
+		end := len(data)
+		if i+1 < len(heads) {
+			end = heads[i+1].start
+		}
+		text := data[h.start:end]
+		if len(text) > 0 && text[len(text)-1] != '\n' {
+			text = append(text[:len(text):len(text)], '\n')
+		}
+		fn(h.path, text)
+	}
+	return nil
+}
+
+// cutBlock removes every block between a begin and an end marker line,
+// both included, and returns what stays and what was inside.
+func cutBlock(data []byte, begin, end string) ([]byte, []byte, error) {
 	comments, err := commentLines(data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out bytes.Buffer
+	var out, removed bytes.Buffer
 	in := false
 	for at, rest := 0, data; len(rest) > 0; {
 		line, start := rest, at
@@ -320,23 +411,25 @@ func removeBlock(data []byte, begin, end string) ([]byte, error) {
 		switch text {
 		case begin:
 			if in {
-				return nil, fmt.Errorf("%w: %q twice without %q", ErrUnbalanced, begin, end)
+				return nil, nil, fmt.Errorf("%w: %q twice without %q", ErrUnbalanced, begin, end)
 			}
 			in = true
 			continue
 		case end:
 			if !in {
-				return nil, fmt.Errorf("%w: %q without %q before it", ErrUnbalanced, end, begin)
+				return nil, nil, fmt.Errorf("%w: %q without %q before it", ErrUnbalanced, end, begin)
 			}
 			in = false
 			continue
 		}
-		if !in {
+		if in {
+			removed.Write(line)
+		} else {
 			out.Write(line)
 		}
 	}
 	if in {
-		return nil, fmt.Errorf("%w: %q without %q after it: fix the file by hand", ErrUnbalanced, begin, end)
+		return nil, nil, fmt.Errorf("%w: %q without %q after it: fix the file by hand", ErrUnbalanced, begin, end)
 	}
 	res := out.Bytes()
 	if len(res) < len(data) {
@@ -348,7 +441,7 @@ func removeBlock(data []byte, begin, end string) ([]byte, error) {
 			res = []byte{}
 		}
 	}
-	return res, nil
+	return res, removed.Bytes(), nil
 }
 
 // commentLines returns the offsets of the lines that hold only a comment.

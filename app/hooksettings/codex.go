@@ -81,8 +81,21 @@ func installCodex(path, bin string, timeout time.Duration, hardDeny []string) (E
 		return Edit{File: path}, err
 	}
 	user := IsUser(hook.Codex, path)
-	var states []codexhooks.State
+	var (
+		states []codexhooks.State
+		before []string // the keys of agate's hooks before
+	)
 	edit, err := editFile(path, func(data []byte) ([]byte, bool, error) {
+		if data != nil {
+			old, err := codexhooks.Inspect(data, source, nil)
+			if err != nil {
+				return nil, false, err
+			}
+			before = before[:0]
+			for _, e := range old.Entries {
+				before = append(before, e.Key)
+			}
+		}
 		out, st, err := codexhooks.Install(data, source, cmd, codexSeconds(timeout), user)
 		if err != nil {
 			return nil, false, err
@@ -99,7 +112,7 @@ func installCodex(path, bin string, timeout time.Duration, hardDeny []string) (E
 			return edit, err
 		}
 		tedit, err := editFile(userPath, func(data []byte) ([]byte, bool, error) {
-			out, err := codexhooks.InstallTrust(data, source, states)
+			out, err := codexhooks.InstallTrust(data, source, states, before)
 			if err != nil {
 				return nil, false, err
 			}
