@@ -405,3 +405,52 @@ func TestCodexTUIIsInteractive(t *testing.T) {
 		t.Fatalf("the person allowed it in agate, yet the file is there\n%s", c.auditDump(t))
 	}
 }
+
+// TestCodexTUITrustAll: the person adds a hook of their own after
+// agate's install and trusts it in Codex's terminal UI ("Trust all and
+// continue"): Codex writes its trust into the file, agate's hooks stay
+// trusted and in place, and agate's next install keeps the person's
+// trust.
+func TestCodexTUITrustAll(t *testing.T) {
+	c := newCodexWorld(t, "", agenttest.Say("done"))
+	cfg := c.h.CodexConfigPath(t)
+	data, _ := os.ReadFile(cfg)
+	mine := "\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"true\"\n"
+	agenttest.WriteFile(t, cfg, append(data, mine...))
+	u := c.h.StartTUI(t, agenttest.Cmd{Bin: c.codex, Args: []string{"-c", "projects." + strconv.Quote(c.h.Work) + ".trust_level=\"trusted\""},
+		Env: c.h.Env(c.s.CodexEnv()...)})
+	if !u.WaitFor("Trust all and continue", 30*time.Second) {
+		u.Dump("no review dialog")
+		t.Fatal("Codex did not ask to review the new hook")
+	}
+	u.Keys("2")
+	time.Sleep(2 * time.Second)
+	u.Keys("Enter")
+	deadline := time.Now().Add(20 * time.Second)
+	var after []byte
+	for time.Now().Before(deadline) {
+		after, _ = os.ReadFile(cfg)
+		if strings.Contains(string(after), ":stop:0:0") {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	u.Dump("after trust all")
+	t.Logf("config.toml after Codex trusted the person's hook:\n%s", after)
+	if !strings.Contains(string(after), ":stop:0:0") {
+		t.Fatal("Codex did not record the trust")
+	}
+	for _, h := range codexHooksList(t, c) {
+		if h.TrustStatus != "trusted" {
+			t.Errorf("%+v", h)
+		}
+	}
+	c.h.InstallHooks(t, c.bin, "codex", c.h.Env())
+	again, _ := os.ReadFile(cfg)
+	t.Logf("after agate's install again:\n%s", again)
+	for _, h := range codexHooksList(t, c) {
+		if h.TrustStatus != "trusted" {
+			t.Errorf("after reinstall: %+v", h)
+		}
+	}
+}
