@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -452,5 +453,17 @@ func TestCodexTUITrustAll(t *testing.T) {
 		if h.TrustStatus != "trusted" {
 			t.Errorf("after reinstall: %+v", h)
 		}
+	}
+}
+
+// TestCodexWebSearchOff: web_search runs at the model's provider, where
+// no hook sees it; web_search = "disabled" (what the README advises where
+// taint matters) takes it off the tool list.
+func TestCodexWebSearchOff(t *testing.T) {
+	c := newCodexWorld(t, "", agenttest.Say("hello"))
+	c.exec(t, nil, "say hello", "-c", `web_search="disabled"`)
+	offered := codexOffered(c.s)
+	if len(offered) == 0 || slices.Contains(offered, "web_search") {
+		t.Fatalf("offered %v", offered)
 	}
 }
