@@ -467,3 +467,28 @@ func TestCodexWebSearchOff(t *testing.T) {
 		t.Fatalf("offered %v", offered)
 	}
 }
+
+// TestCodexProjectHooks: hooks installed in a project's
+// .codex/config.toml, with their trust in the user's config.toml (the
+// one file Codex reads trust from), run in that project once Codex
+// trusts it.
+func TestCodexProjectHooks(t *testing.T) {
+	w := newAgentWorld(t, "[auto]\nrules = [\"allow bash touch ran.txt\"]\n",
+		agenttest.Call("exec_command", map[string]any{"cmd": "touch ran.txt"}), agenttest.Say("done"))
+	c := &codexWorld{agentWorld: w, codex: agenttest.Install(t, agenttest.Codex)}
+	w.h.WriteCodexConfig(t, w.s, "\n[projects."+strconv.Quote(w.h.Work)+"]\ntrust_level = \"trusted\"\n")
+	out := w.h.InstallHooks(t, w.bin, "codex", w.h.Env(), "--project", w.h.Work)
+	t.Logf("install --project:\n%s", out)
+	if _, err := os.Stat(filepath.Join(w.h.Work, ".codex", "config.toml")); err != nil {
+		t.Fatal(err)
+	}
+	r := c.exec(t, nil, "make a file")
+	if !c.exists("ran.txt") || len(c.auditEvents(t, "Bash")) != 1 || !strings.Contains(r.Stderr, "hook: PreToolUse Completed") {
+		t.Fatalf("agate's project hook did not decide the call:\n%s\n%s", r.Stderr, c.auditDump(t))
+	}
+	for _, h := range codexHooksList(t, c) {
+		if strings.Contains(h.Command, "agate-hook hook codex") && h.TrustStatus != "trusted" {
+			t.Errorf("%+v", h)
+		}
+	}
+}
