@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +95,47 @@ func TestHooksCodexBadTOML(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(codexHome, "rules")); err == nil {
 		t.Error("rules written for a config that did not parse")
+	}
+}
+
+// TestDoctorCodexTrust: agate doctor names a Codex hook Codex would skip
+// (its hash stale), and Codex's hooks switched off.
+func TestDoctorCodexTrust(t *testing.T) {
+	w := newHooksWorld(t)
+	codexHome := filepath.Join(w.home, "cx")
+	t.Setenv("CODEX_HOME", codexHome)
+	if code, out, errOut := runHooks(t, "install", "codex", "--bin", w.bin); code != 0 {
+		t.Fatalf("install: %s %s", out, errOut)
+	}
+	file := filepath.Join(codexHome, "config.toml")
+	doctor := func() Report {
+		t.Helper()
+		_, out, _ := runCLI(t, nil, "doctor", "--json")
+		var r Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return r
+	}
+	codexProblems := func(r Report) string {
+		var p []string
+		for _, s := range r.Problems {
+			if strings.Contains(s, "codex") || strings.Contains(s, "Codex") {
+				p = append(p, s)
+			}
+		}
+		return strings.Join(p, "\n")
+	}
+	if p := codexProblems(doctor()); p != "" {
+		t.Errorf("problems right after install: %s", p)
+	}
+	data, _ := os.ReadFile(file)
+	os.WriteFile(file, []byte(strings.Replace(string(data), "timeout = 135\n", "timeout = 99\n", 1)), 0o600)
+	if p := codexProblems(doctor()); !strings.Contains(p, "stale hash, so Codex does not run it") {
+		t.Errorf("a stale hash: %q", p)
+	}
+	os.WriteFile(file, append([]byte("[features]\nhooks = false\n"), data...), 0o600)
+	if p := codexProblems(doctor()); !strings.Contains(p, "codex runs no hooks ([features] hooks = false)") {
+		t.Errorf("hooks off: %q", p)
 	}
 }
