@@ -77,6 +77,11 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 			if edit.Rules != "" {
 				fmt.Fprintf(e.Stdout, "removed agate's Codex rules %s\n", edit.Rules)
 			}
+			if agent == hook.Codex {
+				for _, en := range hooksettings.Status(agent, file).Entries {
+					fmt.Fprintf(e.Stdout, "WARNING: agate's %s hook is still in %s, outside agate's block (%s): remove it by hand\n", en.Event, file, en.Command)
+				}
+			}
 			return nil
 		}
 		return hooksInstall(e, cf, agent, file, *bin)

@@ -183,6 +183,10 @@ func TestRefused(t *testing.T) {
 			}
 		})
 	}
+	moved := "[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"/usr/bin/agate-cli hook codex\"\n"
+	if _, _, err := Install([]byte(moved), src, cmd, 135, true); !errors.Is(err, ErrOutside) {
+		t.Errorf("agate's hook outside its block: %v", err)
+	}
 	if _, _, err := Install([]byte("a = [\n"), src, cmd, 135, true); !errors.Is(err, ErrNotTOML) {
 		t.Errorf("not ErrNotTOML: %v", err)
 	}

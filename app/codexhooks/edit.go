@@ -57,6 +57,10 @@ var ErrNotTOML = errors.New("not valid TOML")
 // that has no partner: agate cannot tell where its block ends.
 var ErrUnbalanced = errors.New("agate's block markers do not pair up")
 
+// ErrOutside is wrapped by the error for a file that holds agate's hook
+// outside agate's block.
+var ErrOutside = errors.New("agate's hook is outside its block")
+
 // maxSize bounds the config files agate edits.
 const maxSize = 8 << 20
 
@@ -93,6 +97,14 @@ func Install(data []byte, source, command string, timeout int, trustHere bool) (
 	doc, err := decode(rest)
 	if err != nil {
 		return nil, nil, fmt.Errorf("without agate's block: %w", err)
+	}
+	// agate's hook outside its block (moved there by hand) would run
+	// twice once the block is written: the person decides which goes.
+	if outside, err := Inspect(rest, source, nil); err != nil {
+		return nil, nil, err
+	} else if len(outside.Entries) > 0 {
+		e := outside.Entries[0]
+		return nil, nil, fmt.Errorf("%w: agate's %s hook (%s) is outside agate's block: remove it, then install again", ErrOutside, e.Event, e.Command)
 	}
 	var b strings.Builder
 	b.WriteString(BeginMarker + "\n")
