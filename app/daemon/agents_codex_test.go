@@ -424,17 +424,25 @@ func TestCodexTUITrustAll(t *testing.T) {
 		u.Dump("no review dialog")
 		t.Fatal("Codex did not ask to review the new hook")
 	}
-	u.Keys("2")
-	time.Sleep(2 * time.Second)
-	u.Keys("Enter")
-	deadline := time.Now().Add(20 * time.Second)
+	// A key typed while the dialog is still being drawn can be lost, or
+	// land elsewhere: answer whichever of Codex's two trust screens shows
+	// until the trust is written.
+	deadline := time.Now().Add(30 * time.Second)
 	var after []byte
 	for time.Now().Before(deadline) {
 		after, _ = os.ReadFile(cfg)
 		if strings.Contains(string(after), ":stop:0:0") {
 			break
 		}
-		time.Sleep(200 * time.Millisecond)
+		switch screen := u.Screen(); {
+		case strings.Contains(screen, "t trust all"): // the /hooks browser
+			u.Keys("t")
+		case strings.Contains(screen, "› 2. Trust all and continue"):
+			u.Keys("Enter")
+		case strings.Contains(screen, "Trust all and continue"):
+			u.Keys("2")
+		}
+		time.Sleep(time.Second)
 	}
 	u.Dump("after trust all")
 	t.Logf("config.toml after Codex trusted the person's hook:\n%s", after)
