@@ -73,7 +73,11 @@ var rules = []rule{
 	{pkg: "app/leaks", may: []string{"app/api", "app/osutil"},
 		why: "the leak record owns leaks.json: it imports neither the daemon nor the command line"},
 
-	{pkg: "app/hooksettings", may: []string{"app/api", "app/hook", "app/osutil"},
+	{pkg: "app/codexhooks", may: []string{"app/hook"},
+		why: "Codex's config.toml and its hook trust are edited as bytes: no files, no daemon"},
+	{pkg: "app/codexrules", may: []string{"app/osutil", "policy"},
+		why: "agate's Codex exec-policy rules are rendered from the policy's config; the daemon and the command line write them"},
+	{pkg: "app/hooksettings", may: []string{"app/api", "app/codexhooks", "app/codexrules", "app/hook", "app/osutil"},
 		why: "the agents' settings files are edited with hook's rules, nothing of the daemon's"},
 	{pkg: "app/machine", may: []string{"app/api", "app/osutil", "keystore", "policy", "sandbox"},
 		why: "the machine's facts are shared by the daemon, the command line and the desktop app"},
@@ -88,16 +92,16 @@ var rules = []rule{
 	{pkg: "app/mcppin", may: []string{"app/mcp", "app/osutil", "app/strictjson"},
 		why: "the pin store owns the pinned MCP tool definitions: it imports neither the daemon nor the command line"},
 
-	{pkg: "app/daemon", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/leaks", "app/machine", "app/mcp", "app/mcppin", "app/osutil",
+	{pkg: "app/daemon", may: []string{"app/api", "app/audit", "app/codexrules", "app/config", "app/grants", "app/leaks", "app/machine", "app/mcp", "app/mcppin", "app/osutil",
 		"app/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
 		why: "the daemon never imports its clients (the command line, the desktop app)"},
-	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/config", "app/grants", "app/hook", "app/hookcmd", "app/leaks",
+	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/codexrules", "app/config", "app/grants", "app/hook", "app/hookcmd", "app/leaks",
 		"app/hooksettings", "app/machine", "app/mcp", "app/mcpinstall", "app/osutil", "app/replay", "app/strictjson", "app/version", "keystore", "policy", "sandbox",
 		"app/daemon"}, // serve.go only: see TestOnlyServeConstructsADaemon
 		tests: []string{"app/daemon"},
 		why:   "the commands reach the daemon through the API's client"},
 	{pkg: "app/apptest", may: []string{"app/api"}, why: "every package's tests may use it, the daemon's own included"},
-	{pkg: "app/agenttest"},
+	{pkg: "app/agenttest", may: []string{"app/codexhooks"}},
 }
 
 // pkgFiles is one package's Go files and what each imports.

@@ -66,7 +66,16 @@ func (t *agentsTab) card(agent string) fyne.CanvasObject {
 		if e.BinProblem != "" {
 			line += " — " + e.BinProblem
 		}
+		if e.Trust != "" && e.Trust != "trusted" {
+			line += " — " + e.Trust + ": Codex skips it (reinstall)"
+		}
 		b.WriteString(line)
+	}
+	if st.HooksOff != "" {
+		fmt.Fprintf(&b, "\n  %s does not run hooks (%s)", agent, st.HooksOff)
+	}
+	if st.CodexRules != "" {
+		fmt.Fprintf(&b, "\n  rules: %s", st.CodexRules)
 	}
 	status := widget.NewLabel(b.String())
 	status.Wrapping = fyne.TextWrapWord
@@ -85,7 +94,14 @@ func (t *agentsTab) install(agent, file string) {
 	bin, err := hooksettings.Binary()
 	if err == nil {
 		var edit hooksettings.Edit
-		edit, err = hooksettings.Install(agent, file, bin, hooksettings.Timeout(t.s.config().ApprovalTimeout()))
+		timeout := hooksettings.Timeout(t.s.config().ApprovalTimeout())
+		if agent == hook.Codex {
+			// Codex also gets agate's exec-policy rules, from hard_deny.
+			edit, err = hooksettings.InstallWith(agent, file, bin, timeout,
+				hooksettings.InstallOptions{User: true, HardDeny: t.s.config().Auto.HardDeny})
+		} else {
+			edit, err = hooksettings.Install(agent, file, bin, timeout)
+		}
 		if err == nil {
 			msg := fmt.Sprintf("Installed agate's %s hooks in %s, running %s.", agent, file, bin)
 			if !edit.Changed {

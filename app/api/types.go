@@ -39,6 +39,11 @@ type DecideRequest struct {
 	// tool_use_id), when it has one: what the agent later says became of
 	// the call (POST /v1/outcome) is tied to the decision by it.
 	ToolUseID string `json:"tool_use_id,omitempty"`
+	// Reasks says the agent is about to show its own prompt for a call
+	// its pre-tool hook put to agate already (Codex's PermissionRequest):
+	// a call that asks, and that a person allowed in agate moments ago in
+	// the same session, is allowed rather than asked twice.
+	Reasks bool `json:"reasks,omitempty"`
 	// MCP is set by agate's MCP proxy for a tools/call it forwards.
 	MCP *MCPCall `json:"mcp,omitempty"`
 }

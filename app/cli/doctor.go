@@ -216,6 +216,16 @@ func Doctor(ctx context.Context, p api.Paths) *Report {
 				hr.Installed = false
 				problem("the %s hook cannot run: %s", agent, e.BinProblem)
 			}
+			if e.Trust != "" && e.Trust != "trusted" && e.BinProblem == "" {
+				// codex exec skips such a hook without a word.
+				hr.Problem = fmt.Sprintf("the %s hook is %s: Codex skips it (agate hooks install %s)", e.Event, e.Trust, agent)
+				problem("the %s %s hook is %s, so Codex does not run it: run `agate hooks install %s`", agent, e.Event, e.Trust, agent)
+			}
+		}
+		if hs.HooksOff != "" && len(hs.Entries) > 0 {
+			hr.Problem = agent + " runs no hooks (" + hs.HooksOff + ")"
+			hr.Installed = false
+			problem("%s runs no hooks (%s): agate's hooks in %s do nothing", agent, hs.HooksOff, file)
 		}
 		r.Hooks = append(r.Hooks, hr)
 	}

@@ -30,6 +30,7 @@ type fakeDaemon struct {
 	answer  api.DecideResponse // what /v1/decide answers
 	status  int                // when not 0, every route fails with this status
 	raw     string             // when set, /v1/decide answers this body
+	delay   time.Duration      // when set, /v1/decide answers this late
 	decides []api.DecideRequest
 	taints  []api.TaintRequest
 	runs    []api.TaintRequest
@@ -57,8 +58,15 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 		}
 		d.mu.Lock()
 		d.decides = append(d.decides, req)
-		answer, raw := d.answer, d.raw
+		answer, raw, delay := d.answer, d.raw, d.delay
 		d.mu.Unlock()
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
 		w.Header().Set("Content-Type", "application/json")
 		if raw != "" {
 			w.Write([]byte(raw))
@@ -339,6 +347,9 @@ func TestHookCmdDaemonDownAsk(t *testing.T) {
 		{"cursor", "cursor/beforeReadFile.json", 2, ""},
 		{"cursor", "cursor/preToolUse.json", 2, ""},
 		{"claude-code", "claude-code/pretooluse-bash-bypass.json", 2, ""}, // nobody to ask
+		// Codex runs a call its hook does not block: never an ask.
+		{"codex", "codex/pretooluse-bash.json", 2, ""},
+		{"codex", "codex/permissionrequest-bash.json", 2, ""},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			code, stdout, stderr := runHook(t, payload(t, c.file), c.agent, "--config", cfg, "--socket", sock)
@@ -429,7 +440,7 @@ func TestHookCmdBadInput(t *testing.T) {
 			}
 		})
 	}
-	for _, args := range [][]string{{}, {"codex"}, {"claude-code", "gemini"}, {"claude-code", "--nope"}} {
+	for _, args := range [][]string{{}, {"aider"}, {"claude-code", "gemini"}, {"claude-code", "--nope"}} {
 		code, stdout, _ := runHook(t, payload(t, "claude-code/pretooluse-bash.json"), append(args, "--socket", d.socket)...)
 		if code != 2 || stdout != "" {
 			t.Errorf("agate hook %v: exit %d, stdout %q; want 2 and nothing", args, code, stdout)

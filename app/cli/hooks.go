@@ -16,8 +16,8 @@ import (
 func init() {
 	register(&command{
 		name:    "hooks",
-		args:    "install claude-code|gemini|cursor [--project DIR] [--bin PATH] | uninstall AGENT [--project DIR] | status [--project DIR]",
-		summary: "install, remove or check agate's hooks in Claude Code, Gemini CLI and Cursor",
+		args:    "install claude-code|gemini|cursor|codex [--project DIR] [--bin PATH] | uninstall AGENT [--project DIR] | status [--project DIR]",
+		summary: "install, remove or check agate's hooks in Claude Code, Gemini CLI, Cursor and Codex CLI",
 		run:     cmdHooks,
 	})
 }
@@ -65,9 +65,22 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 			}
 			if edit.Backup != "" {
 				fmt.Fprintf(e.Stdout, "removed agate's %s hooks from %s (backup: %s)\n", agent, file, edit.Backup)
+			} else if edit.Rules == "" {
+				fmt.Fprintf(e.Stdout, "removed agate's %s hooks from %s\n", agent, file)
 			}
 			if edit.Policy != "" {
 				fmt.Fprintf(e.Stdout, "removed agate's Gemini CLI policy %s: Gemini asks on its own again\n", edit.Policy)
+			}
+			if edit.Trust != "" {
+				fmt.Fprintf(e.Stdout, "removed their trust from %s\n", edit.Trust)
+			}
+			if edit.Rules != "" {
+				fmt.Fprintf(e.Stdout, "removed agate's Codex rules %s\n", edit.Rules)
+			}
+			if agent == hook.Codex {
+				for _, en := range hooksettings.Status(agent, file).Entries {
+					fmt.Fprintf(e.Stdout, "WARNING: agate's %s hook is still in %s, outside agate's block (%s): remove it by hand\n", en.Event, file, en.Command)
+				}
 			}
 			return nil
 		}
@@ -76,7 +89,7 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 		if len(pos) != 1 {
 			return usagef("hooks status takes no arguments")
 		}
-		return hooksStatus(e, *project)
+		return hooksStatus(e, cf, *project)
 	default:
 		return usagef("unknown hooks command %q (want install, uninstall or status)", verb)
 	}
@@ -99,7 +112,7 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 		return usagef("--bin %s is not an absolute path", bin)
 	}
 	edit, err := hooksettings.InstallWith(agent, file, bin, hooksettings.Timeout(cfg.ApprovalTimeout()),
-		hooksettings.InstallOptions{Socket: paths.Socket, Config: paths.Config, User: hooksettings.IsUser(agent, file)})
+		hooksettings.InstallOptions{Socket: paths.Socket, Config: paths.Config, User: hooksettings.IsUser(agent, file), HardDeny: cfg.Auto.HardDeny})
 	if err != nil {
 		return err
 	}
@@ -125,6 +138,8 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 		}
 	case hook.Cursor:
 		fmt.Fprintln(e.Stdout, "Restart Cursor for the hooks to take effect.")
+	case hook.Codex:
+		return codexInstalled(e, cfg, file, edit)
 	}
 	return nil
 }
@@ -147,7 +162,7 @@ func hookProjectDir(dir string) (string, error) {
 
 // hooksStatus prints, for each agent, the user's settings file and the
 // project's (--project, or the current folder).
-func hooksStatus(e *Env, project string) error {
+func hooksStatus(e *Env, cf configFlags, project string) error {
 	if project == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -165,6 +180,9 @@ func hooksStatus(e *Env, project string) error {
 			}
 			printHookFileStatus(e.Stdout, scope.name, hooksettings.Status(agent, file))
 		}
+		if agent == hook.Codex {
+			printCodexRules(e.Stdout, cf)
+		}
 	}
 	return nil
 }
@@ -172,6 +190,11 @@ func hooksStatus(e *Env, project string) error {
 func printHookFileStatus(w io.Writer, scope string, st hooksettings.FileStatus) {
 	defer func() {
 		switch {
+		case st.Agent == hook.Codex && len(st.Entries) == 0:
+		case st.Agent == hook.Codex && st.HooksOff != "":
+			fmt.Fprintf(w, "           WARNING: Codex does not run these hooks (%s): only agate's rules file holds\n", st.HooksOff)
+		case st.Agent == hook.Codex && !st.Installed():
+			fmt.Fprintln(w, "           WARNING: codex exec skips a hook that is not trusted, without a word: run `agate hooks install codex` again")
 		case st.HooksOff != "" && st.GeminiPolicy != "":
 			fmt.Fprintf(w, "           WARNING: Gemini CLI does not run agate's hooks (%s), and agate's policy %s lets every call run unasked: turn the hooks back on, or `agate hooks uninstall gemini`\n", st.HooksOff, st.GeminiPolicy)
 		case st.HooksOff != "":
@@ -208,6 +231,9 @@ func printHookFileStatus(w io.Writer, scope string, st hooksettings.FileStatus) 
 		bin := "ok"
 		if en.BinProblem != "" {
 			bin = en.BinProblem
+		}
+		if en.Trust != "" {
+			bin += ", " + en.Trust
 		}
 		fmt.Fprintf(w, "           %s -> %s (%s)\n", hookLabel(en.Event, en.Matcher), en.Bin, bin)
 	}

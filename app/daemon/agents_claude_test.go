@@ -146,3 +146,15 @@ func TestClaudeAskInTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeOfferedToolsKnown: every tool Claude Code offers the model is
+// one agate's catalog knows: when Claude Code ships a new tool, this
+// fails.
+func TestClaudeOfferedToolsKnown(t *testing.T) {
+	c := newClaudeWorld(t, agenttest.Say("hello"))
+	r := c.h.Run(t, agenttest.Cmd{Bin: c.claude, Args: []string{"-p", "say hello", "--output-format", "json"}, Env: c.env(), Timeout: 90 * time.Second})
+	if r.Code != 0 {
+		t.Fatalf("claude: %s\n%s", r, c.s.Dump())
+	}
+	checkOfferedKnown(t, c.agentWorld, c.s.Offered())
+}

@@ -322,3 +322,14 @@ func TestGeminiHooksOffByName(t *testing.T) {
 		t.Fatal("the command did not run: were the hooks off?")
 	}
 }
+
+// TestGeminiOfferedToolsKnown: every tool Gemini CLI offers the model
+// (with --yolo it offers them all) is one agate's catalog knows: when
+// Gemini CLI ships a new tool, this fails.
+func TestGeminiOfferedToolsKnown(t *testing.T) {
+	g := newGeminiWorld(t, nil, agenttest.Say("hello"))
+	if r := g.run(t, nil, "-p", "say hello", "--yolo"); r.Code != 0 {
+		t.Fatalf("gemini: %s", r)
+	}
+	checkOfferedKnown(t, g.agentWorld, g.s.Offered())
+}

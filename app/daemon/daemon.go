@@ -124,6 +124,9 @@ func New(paths api.Paths, o Options) (*Daemon, error) {
 		st = fb
 	}
 	d.state.Store(st)
+	if st.err == nil {
+		d.syncCodexRules(st.cfg)
+	}
 	switch {
 	case errors.Is(st.err, config.ErrMissing) && st.cfg != nil && st.cfg.Source != d.paths.Config:
 		d.logger.Printf("%v", st.err)
@@ -349,6 +352,12 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		if dec.Unattended {
 			resp.By = api.ByUnattended
 		}
+	case r.Reasks && d.sessions.allowedLately(r.Agent, r.Session, callKey(r.Tool, r.Args), now):
+		// The agent's own prompt is about to ask about a call a person
+		// allowed in agate a moment ago: one call, one question.
+		resp.Decision, resp.By = policy.Allow, api.ByPerson
+		resp.Reason = "a person allowed this same call in agate a moment ago: " + dec.Reason
+		rec.Decision, rec.Reason = resp.Decision.String(), resp.Reason
 	case !attached:
 		// Nobody agate can reach: the agent's own prompt asks.
 		resp.By = api.ByAgent
@@ -472,6 +481,7 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	// the answer is in the log.
 	if o.Verdict == policy.Allow {
 		d.remember(r, snap, o.Scope, chosen)
+		d.sessions.personAllowed(r.Agent, r.Session, callKey(r.Tool, r.Args), time.Now())
 	}
 	return d.finish(ctx, r, rec, resp, subject)
 }

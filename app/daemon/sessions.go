@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"encoding/json"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +33,11 @@ type session struct {
 	// when: the same command again is decided without that free pass, so
 	// that one that failed confined can be asked for unconfined.
 	confined map[string]time.Time
+	// allowed are the calls (callKey) a person allowed in agate, and
+	// when: the agent's own prompt about the same call is answered
+	// allow for a short while (Codex's PermissionRequest, after its
+	// PreToolUse hook asked agate).
+	allowed map[string]time.Time
 }
 
 type runState struct {
@@ -159,6 +166,47 @@ func (ss *sessions) confinedBefore(agent, id, command string, now time.Time) boo
 	return ok && now.Sub(at) < confineAgain
 }
 
+// reaskWindow is how long after a person allowed a call in agate the
+// agent's own prompt about the same call is answered for them.
+const reaskWindow = 2 * time.Minute
+
+// personAllowed notes a call a person allowed in agate.
+func (ss *sessions) personAllowed(agent, id, call string, now time.Time) {
+	if id == "" {
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.get(agent, id, now)
+	if s.allowed == nil {
+		s.allowed = map[string]time.Time{}
+	}
+	for k, at := range s.allowed {
+		if now.Sub(at) >= reaskWindow {
+			delete(s.allowed, k)
+		}
+	}
+	if call != "" {
+		s.allowed[call] = now
+	}
+}
+
+// allowedLately reports whether a person allowed call in agate, in this
+// session, within reaskWindow.
+func (ss *sessions) allowedLately(agent, id, call string, now time.Time) bool {
+	if id == "" {
+		return false
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.byID[sessionKey{agent, id}]
+	if s == nil || s.allowed == nil {
+		return false
+	}
+	at, ok := s.allowed[call]
+	return call != "" && ok && now.Sub(at) < reaskWindow
+}
+
 // sweep drops sessions idle for longer than the idle limit.
 func (ss *sessions) sweep(now time.Time) {
 	ss.mu.Lock()
@@ -201,4 +249,23 @@ func (ss *sessions) list() []api.SessionInfo {
 		return out[i].Session < out[j].Session
 	})
 	return out
+}
+
+// callKey names one call exactly: its tool and its arguments, encoded
+// with their keys sorted. A string argument's trailing newlines are not
+// part of it: Codex's PermissionRequest gives a patch without the one its
+// PreToolUse had.
+func callKey(tool string, args map[string]any) string {
+	norm := make(map[string]any, len(args))
+	for k, v := range args {
+		if s, ok := v.(string); ok {
+			v = strings.TrimRight(s, "\n")
+		}
+		norm[k] = v
+	}
+	b, err := json.Marshal(norm)
+	if err != nil {
+		return "" // never matches a noted call: see personAllowed's callers
+	}
+	return tool + "\x00" + string(b)
 }

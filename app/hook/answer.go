@@ -59,7 +59,7 @@ func (a Answer) normalized(ev *Event) Answer {
 		case !ev.AgentPrompt && ev.NoPrompt != "":
 			a.Decision = Deny
 			a.Reason = first(a.Reason, "needs approval") + "; " + ev.NoPrompt +
-				", so agate blocked it (approve it in agate, or add a rule)"
+				", so agate blocked it " + howToApprove(ev)
 		case !ev.AgentPrompt:
 			a.Decision = Deny
 			a.Reason = first(a.Reason, "needs approval") + "; " + ev.Agent + " cannot ask about " + ev.Name +
@@ -72,6 +72,15 @@ func (a Answer) normalized(ev *Event) Answer {
 		a.UpdatedInput = nil
 	}
 	return a
+}
+
+// howToApprove says, in a blocked ask's reason, how the person can let
+// such a call through.
+func howToApprove(ev *Event) string {
+	if ev.Agent == Codex {
+		return "(" + codexHowTo + ")"
+	}
+	return "(approve it in agate, or add a rule)"
 }
 
 // detail is the reason and where it came from: "reason [layer: L; rule: R]".
@@ -177,7 +186,11 @@ func Unreachable(ev *Event, reason string, ask bool) Output {
 	msg := "agate: " + reason
 	switch ev.Kind {
 	case KindCall:
-		if ask && ev.CanAsk() {
+		// Codex runs a call its hook does not block, and its own prompt
+		// (PermissionRequest) is reached only after PreToolUse: a daemon
+		// that is down blocks every Codex call, whatever on_daemon_down
+		// says.
+		if ask && ev.CanAsk() && ev.Agent != Codex {
 			out := Render(ev, Answer{Decision: Ask, Reason: reason, By: "daemon_down"})
 			out.Stderr = msg + "\n"
 			return out

@@ -66,6 +66,7 @@ func parseCodex(data []byte, getenv func(string) string) (*Event, error) {
 		// PreToolUse cannot hand a call to Codex's prompt;
 		// PermissionRequest is Codex's prompt about to be shown.
 		ev.AgentPrompt = in.HookEventName == "PermissionRequest"
+		ev.Reasks = ev.AgentPrompt
 		if !ev.AgentPrompt {
 			ev.NoPrompt = "codex runs a call its hook does not block, so it cannot ask"
 		}
@@ -114,5 +115,16 @@ func renderCodex(ev *Event, a Answer) Output {
 	if a.Decision == Allow {
 		return Output{}
 	}
-	return Blocked(a.modelText())
+	if a.By == "unattended" {
+		// agate denied an ask itself, nobody being there to answer:
+		// say how a person can be asked next time.
+		a.Reason = first(a.Reason, "needs approval") + "; " + codexHowTo
+	}
+	// Codex adds ". Command: …" after the reason.
+	return Blocked(strings.TrimSuffix(a.modelText(), "."))
 }
+
+// codexHowTo says how a person approves a Codex call agate could not ask
+// about: Codex never shows a prompt for what its hook lets through, so
+// agate's own prompt is the only way to be asked.
+const codexHowTo = "to be asked, run `agate approvals --watch` in a terminal or keep agate's tray running, then retry; or allow it with a rule in agate's config"

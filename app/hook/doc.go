@@ -1,5 +1,5 @@
 // Package hook adapts agate to the hook protocols of real agents: Claude
-// Code, Gemini CLI and Cursor. It is pure: it reads bytes and returns
+// Code, Gemini CLI, Cursor and Codex CLI. It is pure: it reads bytes and returns
 // bytes, and never touches a file, the network or the environment (the
 // caller passes an environment lookup in).
 //
@@ -8,7 +8,8 @@
 //
 //   - KindCall: a tool call to decide (Claude Code PreToolUse, Gemini
 //     BeforeTool, Cursor beforeShellExecution, beforeMCPExecution,
-//     beforeReadFile and preToolUse). The caller asks the daemon and
+//     beforeReadFile and preToolUse, Codex PreToolUse and
+//     PermissionRequest). The caller asks the daemon and
 //     Render writes the daemon's Answer in the agent's own JSON.
 //   - KindTaint: a tool has brought outside content into the run (web
 //     fetches and searches, MCP tools); the caller marks the run tainted.
@@ -22,7 +23,8 @@
 // call is handed to the agent's own prompt where the agent has one.
 //
 // Install, Uninstall and Inspect edit and read the agents' settings files
-// (Claude Code's and Gemini CLI's settings.json, Cursor's hooks.json) as
+// (Claude Code's and Gemini CLI's settings.json, Cursor's hooks.json;
+// Codex's config.toml is package codexhooks') as
 // bytes, through github.com/tailscale/hujson's syntax tree: every key
 // agate does not own stays, in its order, and so do the comments and
 // trailing commas of a file that has them (JSON with comments, as Gemini

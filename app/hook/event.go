@@ -15,7 +15,7 @@ const (
 )
 
 // Agents returns the names of the agents with an adapter.
-func Agents() []string { return []string{ClaudeCode, Gemini, Cursor} }
+func Agents() []string { return []string{ClaudeCode, Gemini, Cursor, Codex} }
 
 // Known reports whether agent is one of Agents.
 func Known(agent string) bool { return slices.Contains(Agents(), agent) }
@@ -59,7 +59,7 @@ func (k Kind) String() string {
 // of the daemon's decide request; for KindTaint, Tool names the tool that
 // brought the content in.
 type Event struct {
-	Agent string // ClaudeCode, Gemini or Cursor
+	Agent string // ClaudeCode, Gemini, Cursor or Codex
 	Name  string // the event as the agent names it: "PreToolUse", "BeforeTool", "beforeShellExecution"
 	Kind  Kind
 
@@ -96,6 +96,12 @@ type Event struct {
 	// (any kind), is api.OutcomeRan, api.OutcomeDenied or
 	// api.OutcomeEnded; OutcomeReason is the agent's reason, if any.
 	Outcome, OutcomeReason string
+
+	// Reasks is true when the agent is about to ask its own prompt about
+	// a call its pre-tool hook put to agate already (Codex's
+	// PermissionRequest): a call a person allowed in agate a moment ago
+	// is not asked about twice.
+	Reasks bool
 
 	// Prompt, for KindNewRun, is what the person wrote: the daemon looks
 	// in it for credentials pasted into the chat, and keeps none of it.

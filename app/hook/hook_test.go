@@ -102,11 +102,12 @@ var (
 	}
 	// Codex: PreToolUse takes a block only, so an allow is no output and
 	// an ask is a deny that says how to approve in agate.
-	codexAskDeny = "agate: nothing pre-approved this call; codex runs a call its hook does not block, so it cannot ask, so agate blocked it (approve it in agate, or add a rule) [layer: default]. " + denyAdvice
+	codexAskDeny = "agate: nothing pre-approved this call; codex runs a call its hook does not block, so it cannot ask, so agate blocked it (to be asked, run `agate approvals --watch` in a terminal or keep agate's tray running, then retry; or allow it with a rule in agate's config) [layer: default]. " + denyAdvice
 	codexCall    = outputs{
-		allow:   Output{},
-		deny:    Output{Stderr: denyModel + "\n", Code: 2},
-		ask:     Output{Stderr: codexAskDeny + "\n", Code: 2},
+		allow: Output{},
+		// Codex adds ". Command: …" after the reason: no final stop.
+		deny:    Output{Stderr: strings.TrimSuffix(denyModel, ".") + "\n", Code: 2},
+		ask:     Output{Stderr: strings.TrimSuffix(codexAskDeny, ".") + "\n", Code: 2},
 		down:    blockedDown,
 		downAsk: blockedDown, // an ask would run the call
 	}
@@ -117,7 +118,7 @@ var (
 		deny:    stdout(`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"` + denyModel + `"}}}`),
 		ask:     Output{},
 		down:    blockedDown,
-		downAsk: Output{Stderr: downUser + "\n"},
+		downAsk: blockedDown, // a daemon that is down blocks every Codex call
 	}
 	cursorPreTool = outputs{
 		allow:   stdout(`{"decision":"allow"}`),
@@ -265,17 +266,17 @@ var vectors = []vector{
 	{"codex/permissionrequest-apply_patch.json", with(codexEvent2, func(e *Event) {
 		e.Name = "PermissionRequest"
 		e.Kind, e.Tool = KindCall, "apply_patch"
-		e.AgentPrompt = true
+		e.AgentPrompt, e.Reasks = true, true
 	}), `{"command":"*** Begin Patch\n*** Add File: /opt/agate-probe/outside.txt\n+written outside the workspace\n*** End Patch"}`, codexPermissionOut},
 	{"codex/permissionrequest-bash.json", with(codexEvent2, func(e *Event) {
 		e.Name = "PermissionRequest"
 		e.Kind, e.Tool = KindCall, "Bash"
-		e.AgentPrompt = true
+		e.AgentPrompt, e.Reasks = true, true
 	}), `{"command":"touch /opt/agate-probe-outside.txt"}`, codexPermissionOut},
 	{"codex/permissionrequest-mcp.json", with(codexEvent2, func(e *Event) {
 		e.Name = "PermissionRequest"
 		e.Kind, e.Tool = KindCall, "mcp__everything__echo"
-		e.AgentPrompt = true
+		e.AgentPrompt, e.Reasks = true, true
 	}), `{"message":"needs approval"}`, codexPermissionOut},
 	{"codex/posttooluse-apply_patch.json", with(codexEvent1, func(e *Event) {
 		e.Name = "PostToolUse"
@@ -721,7 +722,7 @@ func TestHookKinds(t *testing.T) {
 	}
 	a := Agents()
 	sort.Strings(a)
-	if strings.Join(a, ",") != "claude-code,cursor,gemini" || !Known(Cursor) || Known("codex") {
+	if strings.Join(a, ",") != "claude-code,codex,cursor,gemini" || !Known(Cursor) || !Known(Codex) || Known("codex-cli") {
 		t.Errorf("agents: %v", a)
 	}
 }
@@ -736,5 +737,19 @@ func TestHookGeminiMCPNeverBuiltin(t *testing.T) {
 	}
 	if ev.Tool != "mcp__unknown__read_file" {
 		t.Fatalf("tool %q", ev.Tool)
+	}
+}
+
+// TestCodexUnattendedSaysHow: a Codex call agate denied because nobody
+// could be asked says how to be asked next time.
+func TestCodexUnattendedSaysHow(t *testing.T) {
+	ev := &Event{Agent: Codex, Name: "PreToolUse", Kind: KindCall, Interactive: true, NoPrompt: "x"}
+	out := Render(ev, Answer{Decision: Deny, Layer: "risk", Reason: "nobody can be asked, so it is denied: it deletes a.txt", By: "unattended"})
+	if out.Code != ExitBlock || !strings.Contains(out.Stderr, "agate approvals --watch") || len(out.Stdout) != 0 {
+		t.Errorf("%+v", out)
+	}
+	out = Render(ev, Answer{Decision: Deny, Layer: "hard_deny", Reason: "no", By: "policy"})
+	if strings.Contains(out.Stderr, "agate approvals --watch") {
+		t.Errorf("a policy deny offers approval: %+v", out)
 	}
 }

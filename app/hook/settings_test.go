@@ -343,7 +343,7 @@ func TestHookCommand(t *testing.T) {
 	if _, err := Command("/usr/bin/agate\x00", ClaudeCode); err == nil {
 		t.Error("a NUL in the path: no error")
 	}
-	if _, err := Command("/usr/bin/agate", "codex"); err == nil {
+	if _, err := Command("/usr/bin/agate", "aider"); err == nil {
 		t.Error("unknown agent: no error")
 	}
 }

@@ -9,8 +9,10 @@ import (
 )
 
 // surroundings adds to a call what its payload does not say but the hook
-// can see around it: whether the Gemini CLI that runs it is headless.
+// can see around it: whether the Gemini CLI or Codex that runs it is
+// headless.
 func surroundings(ev *hook.Event) {
+	codexSurroundings(ev)
 	if ev.Agent == hook.Gemini && ev.Kind == hook.KindCall && ev.AgentPrompt {
 		if why := geminiHeadless(); why != "" {
 			ev.NoAgentPrompt(why)

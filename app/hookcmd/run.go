@@ -29,7 +29,7 @@ import (
 
 // Options are one hook call's surroundings.
 type Options struct {
-	Agent  string // "claude-code", "gemini" or "cursor"
+	Agent  string // "claude-code", "gemini", "cursor" or "codex"
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
@@ -92,7 +92,11 @@ func Run(ctx context.Context, o Options) int {
 	}
 	if o.AgentTimeout > 0 {
 		// The config is read only if the daemon cannot be reached.
-		r.budget = max(o.AgentTimeout-killMargin, time.Second)
+		margin := killMargin
+		if ev.Agent == hook.Codex {
+			margin = codexKillMargin
+		}
+		r.budget = max(o.AgentTimeout-margin, time.Second)
 	} else {
 		r.loadConfig()
 		r.budget = r.cfg.timeout + hookGrace
@@ -325,6 +329,7 @@ func decideRequest(ev *hook.Event) *api.DecideRequest {
 		AgentPrompt: ev.AgentPrompt,
 		Headless:    ev.Headless,
 		ToolUseID:   ev.ToolUseID,
+		Reasks:      ev.Reasks,
 	}
 }
 

@@ -35,6 +35,7 @@ func Timeout(approvals time.Duration) time.Duration { return approvals + timeout
 //	claude-code  ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json)  PROJECT/.claude/settings.json
 //	gemini       ~/.gemini/settings.json                                     PROJECT/.gemini/settings.json
 //	cursor       ~/.cursor/hooks.json                                        PROJECT/.cursor/hooks.json
+//	codex        ~/.codex/config.toml ($CODEX_HOME/config.toml)              PROJECT/.codex/config.toml
 func Path(agent, project string) (string, error) {
 	var dir, name string
 	switch agent {
@@ -44,6 +45,8 @@ func Path(agent, project string) (string, error) {
 		dir, name = ".gemini", "settings.json"
 	case hook.Cursor:
 		dir, name = ".cursor", "hooks.json"
+	case hook.Codex:
+		dir, name = ".codex", "config.toml"
 	default:
 		return "", fmt.Errorf("unknown agent %q (want %s)", agent, strings.Join(hook.Agents(), ", "))
 	}
@@ -53,6 +56,13 @@ func Path(agent, project string) (string, error) {
 			return "", fmt.Errorf("project %q: %w", project, err)
 		}
 		return filepath.Join(abs, dir, name), nil
+	}
+	if agent == hook.Codex {
+		home, err := CodexHome()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(home, name), nil
 	}
 	if agent == hook.ClaudeCode {
 		if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
@@ -94,6 +104,17 @@ type Edit struct {
 	// Policy is agate's Gemini CLI policy file, written by install or
 	// removed by uninstall ("" when there is none).
 	Policy string
+	// Trust is the user's Codex config.toml when agate recorded (or
+	// removed) the trust of hooks it installed in a project's file, and
+	// TrustBackup its copy as it was ("" for none).
+	Trust, TrustBackup string
+	// Rules is agate's Codex exec-policy rules file, written by install
+	// or removed by uninstall ("" when none was); RulesChanged says
+	// whether install changed it, Exported and Skipped how many rules it
+	// holds and how many of agate's entries no rule can say.
+	Rules             string
+	RulesChanged      bool
+	Exported, Skipped int
 }
 
 // InstallOptions are what InstallWith writes beyond the hooks
@@ -108,6 +129,10 @@ type InstallOptions struct {
 	// Gemini CLI, agate's policy is installed beside it, which Gemini
 	// reads only there.
 	User bool
+	// HardDeny are agate's [auto] hard_deny entries: for Codex CLI,
+	// agate's exec-policy rules ($CODEX_HOME/rules/agate.rules) are
+	// written from them and from agate's guardrails.
+	HardDeny []string
 }
 
 // IsUser reports whether file is agent's user settings file.
@@ -144,6 +169,9 @@ func Install(agent, settingsPath, bin string, timeout time.Duration) (Edit, erro
 // ask again about a call agate has decided. The policy is written after
 // the hooks, and only when they are in place.
 func InstallWith(agent, settingsPath, bin string, timeout time.Duration, o InstallOptions) (Edit, error) {
+	if agent == hook.Codex {
+		return installCodex(settingsPath, bin, timeout, o.HardDeny)
+	}
 	co := hook.CommandOptions{AgentTimeout: timeout}
 	if agent == hook.Gemini {
 		co.Socket, co.Config = o.Socket, o.Config
@@ -216,6 +244,9 @@ func removeGeminiPolicy(settingsPath string) (string, error) {
 // (policies/agate.toml), and only that: the hooks go first, so Gemini is
 // never left with the policy and no hook.
 func Uninstall(agent, settingsPath string) (Edit, error) {
+	if agent == hook.Codex {
+		return uninstallCodex(settingsPath)
+	}
 	edit, err := editFile(settingsPath, func(data []byte) ([]byte, bool, error) {
 		if data == nil {
 			return nil, false, nil
@@ -319,12 +350,24 @@ type FileStatus struct {
 	// HooksOff says why the agent would not run agate's hooks from this
 	// file even though they are there ("" when nothing turns them off).
 	HooksOff string
+	// CodexRules is agate's Codex exec-policy rules file, "" when it is
+	// not installed (or the agent is not Codex).
+	CodexRules string
 }
 
 // Installed reports whether every hook agate installs is there (whether
-// or not the agent has them switched off: see HooksOff).
+// or not the agent has them switched off: see HooksOff), and, for Codex,
+// trusted.
 func (s *FileStatus) Installed() bool {
-	return s.Err == nil && len(s.Entries) > 0 && len(s.Missing) == 0
+	if s.Err != nil || len(s.Entries) == 0 || len(s.Missing) > 0 {
+		return false
+	}
+	for _, e := range s.Entries {
+		if s.Agent == hook.Codex && e.Trust != "trusted" {
+			return false
+		}
+	}
+	return true
 }
 
 // Entry is one of agate's hooks found in a settings file, and whether
@@ -332,11 +375,17 @@ func (s *FileStatus) Installed() bool {
 type Entry struct {
 	hook.Entry
 	BinProblem string // "" when the binary exists and is executable; else what is wrong
+	// Trust is, for Codex, whether Codex runs the hook: "trusted", "stale
+	// hash", "untrusted" or "disabled" ("" for the other agents).
+	Trust string
 }
 
 // Status reads a settings file: which of agate's hooks for agent it
 // holds, and whether the binaries they run exist and are executable.
 func Status(agent, settingsPath string) FileStatus {
+	if agent == hook.Codex {
+		return statusCodex(settingsPath)
+	}
 	st := FileStatus{Agent: agent, File: settingsPath}
 	data, _, err := readFile(settingsPath)
 	if err != nil {

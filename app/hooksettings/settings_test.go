@@ -48,6 +48,7 @@ func newHooksWorld(t *testing.T) *hooksWorld {
 	newHookWorld(t, "[approvals]\ntimeout = \"2m\"\n")
 	t.Setenv("HOME", w.home)
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
 	w.bin = filepath.Join(w.home, "bin", "agate-cli")
 	if err := os.MkdirAll(filepath.Dir(w.bin), 0o755); err != nil {
 		t.Fatal(err)
@@ -275,6 +276,8 @@ func TestHooksSettingsPath(t *testing.T) {
 		{"gemini", "/p", "", "/p/.gemini/settings.json"},
 		{"cursor", "", "", filepath.Join(w.home, ".cursor", "hooks.json")},
 		{"cursor", "/p", "", "/p/.cursor/hooks.json"},
+		{"codex", "", "", filepath.Join(w.home, ".codex", "config.toml")},
+		{"codex", "/p", "", "/p/.codex/config.toml"},
 	} {
 		t.Setenv("CLAUDE_CONFIG_DIR", c.env)
 		got, err := Path(c.agent, c.project)
@@ -282,8 +285,12 @@ func TestHooksSettingsPath(t *testing.T) {
 			t.Errorf("%s %q (CLAUDE_CONFIG_DIR=%q): %q, %v; want %q", c.agent, c.project, c.env, got, err, c.want)
 		}
 	}
-	if _, err := Path("codex", ""); err == nil {
-		t.Error("codex: no error")
+	if _, err := Path("aider", ""); err == nil {
+		t.Error("aider: no error")
+	}
+	t.Setenv("CODEX_HOME", "/cx")
+	if got, err := Path("codex", ""); err != nil || got != "/cx/config.toml" {
+		t.Errorf("CODEX_HOME: %q %v", got, err)
 	}
 }
 

@@ -7,7 +7,8 @@
 // Its input is JSON Lines in one of two shapes, told apart line by line:
 // agate's own audit log (records with "seq" and "event"), or hook payloads
 // as an agent sends them to `agate hook AGENT` (Claude Code's PreToolUse,
-// Gemini CLI's BeforeTool, Cursor's events; see package hook). Only the
+// Gemini CLI's BeforeTool, Cursor's events, Codex's PreToolUse, told from Claude
+// Code's by its turn_id; see package hook). Only the
 // calls are replayed; the events around them keep a run's taint and its
 // boundaries as the daemon keeps them.
 //
@@ -209,6 +210,7 @@ func (st *runState) line(n int, line []byte, agent string, src *Source) (Call, b
 		Seq   *uint64 `json:"seq"`
 		Event string  `json:"event"`
 		Hook  string  `json:"hook_event_name"`
+		Turn  string  `json:"turn_id"`
 	}
 	if err := json.Unmarshal(line, &probe); err != nil {
 		return Call{}, false, fmt.Errorf("not a JSON object: %w", err)
@@ -218,6 +220,11 @@ func (st *runState) line(n int, line []byte, agent string, src *Source) (Call, b
 		return auditCall(n, line)
 	}
 	setSource(src, SourceHook)
+	if agent == "" && probe.Turn != "" && probe.Hook != "" {
+		// Codex names its events as Claude Code does; only Codex's
+		// payloads carry the turn's id.
+		agent = hook.Codex
+	}
 	return st.hookCall(n, line, agent, probe.Hook)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -228,11 +229,18 @@ rules = ["allow bash make deploy"]`), Answer: AnswerSession})
 func TestReadTellsAgentsApart(t *testing.T) {
 	gemini := `{"session_id":"g1","cwd":"/home/u/proj","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`
 	cursor := `{"conversation_id":"c1","generation_id":"g","hook_event_name":"beforeShellExecution","command":"ls","cwd":"/home/u/proj","workspace_roots":["/home/u/proj"]}`
-	calls, skips, _ := readCalls(t, []byte(gemini+"\n"+cursor+"\n"+claude("PreToolUse", "ls")))
-	if len(skips) > 0 || len(calls) != 3 {
+	codex, err := os.ReadFile("../../testdata/hooks/codex/pretooluse-apply_patch.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, skips, _ := readCalls(t, []byte(gemini+"\n"+cursor+"\n"+claude("PreToolUse", "ls")+"\n"+string(codex)+"\n"))
+	if len(skips) > 0 || len(calls) != 4 {
 		t.Fatalf("%d calls, skips %v", len(calls), skips)
 	}
-	for i, want := range []string{"gemini", "cursor", "claude-code"} {
+	if c := calls[3]; c.Tool != "apply_patch" || !strings.HasPrefix(fmt.Sprint(c.Args["command"]), "*** Begin Patch") || c.Run == "" {
+		t.Errorf("codex call %+v", c)
+	}
+	for i, want := range []string{"gemini", "cursor", "claude-code", "codex"} {
 		if calls[i].Agent != want {
 			t.Errorf("line %d: agent %q, want %q", i+1, calls[i].Agent, want)
 		}

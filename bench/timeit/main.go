@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -26,6 +27,7 @@ func main() {
 	n := flag.Int("n", 100, "rounds")
 	in := flag.String("in", "", "file given to each command on stdin")
 	warm := flag.Int("warm", 5, "untimed rounds first")
+	okExit := flag.Int("ok", 0, "an exit status, besides 0, that counts as success (2: a hook that blocks)")
 	flag.Parse()
 	var stdin []byte
 	if *in != "" {
@@ -59,6 +61,10 @@ func main() {
 			start := time.Now()
 			err := cmd.Run()
 			d := time.Since(start)
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && *okExit != 0 && ee.ExitCode() == *okExit {
+				err = nil
+			}
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "timeit: %s: %v\n%s", c.name, err, out.String())
 				os.Exit(1)
