@@ -87,7 +87,7 @@ var rules = []rule{
 	{pkg: "app/mcp", may: []string{"app/strictjson", "policy"}, tests: []string{"app/mcp/mcptest"},
 		why: "the MCP proxy asks a Gate; it knows nothing of the daemon behind it"},
 	{pkg: "app/mcp/mcptest", may: []string{"app/mcp"}},
-	{pkg: "app/mcpinstall", may: []string{"app/mcp", "app/osutil"},
+	{pkg: "app/mcpinstall", may: []string{"app/mcp", "app/osutil", "app/strictjson"},
 		why: "rewriting MCP clients' configs knows the proxy's names, nothing of the daemon"},
 	{pkg: "app/mcppin", may: []string{"app/mcp", "app/osutil", "app/strictjson"},
 		why: "the pin store owns the pinned MCP tool definitions: it imports neither the daemon nor the command line"},

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/agatehq/agate/app/strictjson"
 )
 
 // The agents' settings files are edited through hujson's syntax tree,
@@ -17,10 +19,6 @@ import (
 // writes a comment, nor a trailing comma but in a list that already ends
 // with one, so a file with neither keeps neither. A comment stays when
 // what it sat beside is removed.
-
-// maxDepth bounds how deeply a settings file's arrays and objects may
-// nest: hujson's parser recurses once per level.
-const maxDepth = 10000
 
 // jsonDoc is a settings file being edited.
 type jsonDoc struct {
@@ -61,7 +59,7 @@ func parseJSONDoc(data []byte) (*jsonDoc, error) {
 		d.added[d.root.Value] = box{multi: true, comma: hujson.Extra(" "), colon: hujson.Extra(" ")}
 		return d, nil
 	}
-	if err := checkDepth(data); err != nil {
+	if err := strictjson.CheckDepth(data); err != nil {
 		return nil, err
 	}
 	v, err := hujson.Parse(data)
@@ -73,39 +71,6 @@ func parseJSONDoc(data []byte) (*jsonDoc, error) {
 	}
 	d.root = v
 	return d, nil
-}
-
-// checkDepth refuses data whose arrays and objects nest deeper than
-// maxDepth, looking past strings and comments.
-func checkDepth(data []byte) error {
-	depth := 0
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; {
-		case c == '"':
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-		case c == '/' && i+1 < len(data) && data[i+1] == '/':
-			for i < len(data) && data[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(data) && data[i+1] == '*':
-			if j := bytes.Index(data[i+2:], []byte("*/")); j >= 0 {
-				i += j + 3
-			} else {
-				i = len(data)
-			}
-		case c == '[' || c == '{':
-			if depth++; depth > maxDepth {
-				return errors.New("arrays and objects nest too deeply")
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return nil
 }
 
 // bytes returns the edited file, with a final line ending. It is an error

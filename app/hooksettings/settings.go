@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -262,78 +261,17 @@ func Uninstall(agent, settingsPath string) (Edit, error) {
 	return edit, err
 }
 
-// editFile applies edit to a settings file. A symlinked file is
-// edited where it points. If the file changes while agate edits it (the
-// agent saving its own settings), agate starts over from the new content.
+// editFile applies edit to a settings file (osutil.EditFile): a link is
+// edited where it points, a file the agent saves meanwhile is edited
+// again from its new content, and the old file is backed up.
 func editFile(path string, edit func(data []byte) ([]byte, bool, error)) (Edit, error) {
-	res := Edit{File: path}
-	target := path
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		target = r
-	}
-	for attempt := 0; ; attempt++ {
-		data, mode, err := readFile(target)
-		if err != nil {
-			return res, err
-		}
-		out, changed, err := edit(data)
-		if err != nil {
-			return res, fmt.Errorf("%s: %w", path, err)
-		}
-		if !changed {
-			return res, nil
-		}
-		if now, _, err := readFile(target); err != nil {
-			return res, err
-		} else if !bytes.Equal(now, data) {
-			if attempt < 3 {
-				continue // changed under us: edit the new content
-			}
-			return res, fmt.Errorf("%s keeps changing while agate edits it: try again", path)
-		}
-		if data != nil {
-			if res.Backup, err = osutil.Backup(target, data, mode); err != nil {
-				return res, err
-			}
-		}
-		if err := osutil.WriteFile(target, out, mode); err != nil {
-			return res, err
-		}
-		res.Changed = true
-		return res, nil
-	}
+	ed, err := osutil.EditFile(path, maxSize, edit)
+	return Edit{File: path, Backup: ed.Backup, Changed: ed.Changed}, err
 }
 
 // readFile reads a settings file and its mode; a missing file is nil
 // data and mode 0644.
-func readFile(path string) ([]byte, os.FileMode, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0o644, nil
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
-	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > maxSize {
-		return nil, 0, fmt.Errorf("%s is larger than %d MiB: not editing it", path, maxSize>>20)
-	}
-	if data == nil {
-		data = []byte{}
-	}
-	return data, st.Mode().Perm(), nil
-}
+func readFile(path string) ([]byte, os.FileMode, error) { return osutil.ReadRegular(path, maxSize) }
 
 // FileStatus is what one settings file says about agate's hooks for
 // one agent.

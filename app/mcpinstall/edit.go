@@ -2,11 +2,7 @@ package mcpinstall
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/agatehq/agate/app/osutil"
@@ -53,21 +49,14 @@ func Uninstall(t Target) (Result, error) { return editTarget(t, Options{}, true)
 
 func editTarget(t Target, o Options, undo bool) (Result, error) {
 	res := Result{File: t.File}
-	target := t.File
-	if r, err := filepath.EvalSymlinks(t.File); err == nil {
-		target = r
-	}
-	for attempt := 0; ; attempt++ {
-		data, mode, err := readFile(target)
-		if errors.Is(err, fs.ErrNotExist) {
-			return res, nil
-		}
-		if err != nil {
-			return res, err
+	ed, err := osutil.EditFile(t.File, maxSize, func(data []byte) ([]byte, bool, error) {
+		if data == nil {
+			return nil, false, nil // no file: no servers
 		}
 		res.Exists = true
 		var out []byte
 		var r Result
+		var err error
 		switch t.Format {
 		case TOML:
 			out, r, err = editTOML(data, t, o, undo)
@@ -75,51 +64,11 @@ func editTarget(t Target, o Options, undo bool) (Result, error) {
 			out, r, err = editJSON(data, t, o, undo)
 		}
 		if err != nil {
-			return res, fmt.Errorf("%s: %w", t.File, err)
+			return nil, false, err
 		}
 		res.Rewritten, res.Proxied, res.Remote, res.Skipped = r.Rewritten, r.Proxied, r.Remote, r.Skipped
-		if bytes.Equal(out, data) {
-			return res, nil
-		}
-		if now, _, err := readFile(target); err != nil {
-			return res, err
-		} else if !bytes.Equal(now, data) {
-			if attempt < 3 {
-				continue // changed under us: edit the new content
-			}
-			return res, fmt.Errorf("%s keeps changing while agate edits it: try again", t.File)
-		}
-		if res.Backup, err = osutil.Backup(target, data, mode); err != nil {
-			return res, err
-		}
-		if err := osutil.WriteFile(target, out, mode); err != nil {
-			return res, err
-		}
-		res.Changed = true
-		return res, nil
-	}
-}
-
-// readFile reads a regular file of at most maxSize bytes, and its mode.
-func readFile(path string) ([]byte, os.FileMode, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
-	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > maxSize {
-		return nil, 0, fmt.Errorf("%s is larger than %d MiB: not editing it", path, maxSize>>20)
-	}
-	return data, st.Mode().Perm(), nil
+		return out, !bytes.Equal(out, data), nil
+	})
+	res.Backup, res.Changed = ed.Backup, ed.Changed
+	return res, err
 }

@@ -8,11 +8,9 @@ import (
 	"strings"
 
 	"github.com/tailscale/hujson"
-)
 
-// maxDepth bounds how deeply a file's arrays and objects may nest:
-// hujson's parser recurses once per level.
-const maxDepth = 10000
+	"github.com/agatehq/agate/app/strictjson"
+)
 
 // editJSON edits the servers of a JSON (or JSONC) file.
 func editJSON(data []byte, t Target, o Options, undo bool) ([]byte, Result, error) {
@@ -20,7 +18,7 @@ func editJSON(data []byte, t Target, o Options, undo bool) ([]byte, Result, erro
 	if len(bytes.TrimSpace(data)) == 0 {
 		return data, res, nil
 	}
-	if err := checkDepth(data); err != nil {
+	if err := strictjson.CheckDepth(data); err != nil {
 		return nil, res, err
 	}
 	v, err := hujson.Parse(data)
@@ -299,37 +297,4 @@ func removeMember(obj *hujson.Object, i int) {
 		obj.Members[i-1].Value.AfterExtra = obj.Members[i].Value.AfterExtra
 	}
 	obj.Members = append(obj.Members[:i], obj.Members[i+1:]...)
-}
-
-// checkDepth refuses data whose arrays and objects nest deeper than
-// maxDepth, looking past strings and comments.
-func checkDepth(data []byte) error {
-	depth := 0
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; {
-		case c == '"':
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-		case c == '/' && i+1 < len(data) && data[i+1] == '/':
-			for i < len(data) && data[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(data) && data[i+1] == '*':
-			if j := bytes.Index(data[i+2:], []byte("*/")); j >= 0 {
-				i += j + 3
-			} else {
-				i = len(data)
-			}
-		case c == '[' || c == '{':
-			if depth++; depth > maxDepth {
-				return errors.New("arrays and objects nest too deeply")
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return nil
 }

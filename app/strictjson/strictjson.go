@@ -7,7 +7,9 @@
 // "Command". Such a message means two things at once, so it is refused
 // whole: Unmarshal returns a *DuplicateKeyError for an object with two
 // members whose names are equal, or equal but for case, at any depth,
-// and an error for anything but exactly one JSON value.
+// and an error for anything but exactly one JSON value. CheckDepth bounds
+// the nesting of JSON (with comments or not) before a recursive parser
+// reads it.
 package strictjson
 
 import (
