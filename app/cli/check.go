@@ -57,17 +57,9 @@ func cmdCheck(ctx context.Context, e *Env, args []string) error {
 	if *cwd, err = filepath.Abs(*cwd); err != nil {
 		return usagef("--cwd: %v", err)
 	}
-	paths, err := cf.paths()
+	paths, pol, err := cf.policy()
 	if err != nil {
-		return usageErr(err)
-	}
-	cfg, err := config.Read(paths)
-	if err != nil {
-		return usageErr(err)
-	}
-	pol, err := policy.Compile(cfg, machine.PolicyOptions(paths))
-	if err != nil {
-		return usageErr(err)
+		return err
 	}
 	pol = config.WithOverlay(pol, *cwd)
 	grants, err := grants.Load(paths.Grants)

@@ -12,6 +12,9 @@ import (
 	"syscall"
 
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/machine"
+	"github.com/agatehq/agate/policy"
 )
 
 // Exit codes. Hooks rely on 2: every agent agate supports treats it as
@@ -178,3 +181,21 @@ func (c *configFlags) add(fs *flag.FlagSet) {
 }
 
 func (c *configFlags) paths() (api.Paths, error) { return api.ResolvePaths(c.config, c.socket) }
+
+// policy reads the config the flags name, never writing it, and compiles
+// it as the daemon would; an error is a usage error naming what is wrong.
+func (c *configFlags) policy() (api.Paths, *policy.Policy, error) {
+	paths, err := c.paths()
+	if err != nil {
+		return paths, nil, usageErr(err)
+	}
+	cfg, err := config.Read(paths)
+	if err != nil {
+		return paths, nil, usageErr(err)
+	}
+	pol, err := policy.Compile(cfg, machine.PolicyOptions(paths))
+	if err != nil {
+		return paths, nil, usageErr(err)
+	}
+	return paths, pol, nil
+}

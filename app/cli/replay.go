@@ -53,17 +53,9 @@ func cmdReplay(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return usagef("--remember: %v", err)
 	}
-	paths, err := cf.paths()
+	paths, pol, err := cf.policy()
 	if err != nil {
-		return usageErr(err)
-	}
-	cfg, err := config.Read(paths)
-	if err != nil {
-		return usageErr(err)
-	}
-	pol, err := policy.Compile(cfg, machine.PolicyOptions(paths))
-	if err != nil {
-		return usageErr(err)
+		return err
 	}
 
 	var in io.Reader = e.Stdin
