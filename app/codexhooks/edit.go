@@ -233,16 +233,30 @@ func writeStates(b *strings.Builder, states []State) {
 	}
 }
 
-// appendBlock puts block at the end of data, after a blank line.
+// appendBlock puts block at the end of data, after a blank line, with
+// data's line ends (CRLF where data has one). What data ends with stays,
+// so that cutBlock gives it back: only a last line without its newline
+// gets one.
 func appendBlock(data []byte, block string) []byte {
-	out := bytes.TrimRight(data, " \t\r\n")
+	nl := newline(data)
 	var b bytes.Buffer
-	b.Write(out)
-	if len(out) > 0 {
-		b.WriteString("\n\n")
+	if len(bytes.TrimSpace(data)) > 0 {
+		b.Write(data)
+		if !bytes.HasSuffix(data, []byte("\n")) {
+			b.WriteString(nl)
+		}
+		b.WriteString(nl)
 	}
-	b.WriteString(block)
+	b.WriteString(strings.ReplaceAll(block, "\n", nl))
 	return b.Bytes()
+}
+
+// newline is the line end data uses: CRLF where it has one, else LF.
+func newline(data []byte) string {
+	if bytes.Contains(data, []byte("\r\n")) {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // check parses out and makes sure each of agate's hooks is where its key
@@ -345,9 +359,10 @@ func stripBlock(data []byte, begin, end string, own []string) ([]byte, error) {
 	if keep.Len() == 0 {
 		return rest, nil
 	}
+	nl := newline(data)
 	out := bytes.TrimRight(rest, " \t\r\n")
 	if len(out) > 0 {
-		out = append(out, "\n\n"...)
+		out = append(out, nl+nl...)
 	}
 	return append(out, bytes.TrimRight(keep.Bytes(), " \t\r\n")...), nil
 }
@@ -446,7 +461,10 @@ func cutBlock(data []byte, begin, end string) ([]byte, []byte, error) {
 	res := out.Bytes()
 	if len(res) < len(data) {
 		// The blank line appendBlock put before the block goes with it.
-		for bytes.HasSuffix(res, []byte("\n\n")) {
+		switch {
+		case bytes.HasSuffix(res, []byte("\n\r\n")):
+			res = res[:len(res)-2]
+		case bytes.HasSuffix(res, []byte("\n\n")):
 			res = res[:len(res)-1]
 		}
 		if len(bytes.TrimSpace(res)) == 0 {
