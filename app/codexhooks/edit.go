@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/agatehq/agate/app/tomltext"
 )
 
 // Spec is one hook agate installs: an event and its group's matcher (""
@@ -73,8 +76,8 @@ const maxSize = 8 << 20
 // wrote itself for those keys elsewhere in the file is removed (a table
 // cannot be declared twice).
 func Install(data []byte, source, command string, timeout int, trustHere bool) ([]byte, []State, error) {
-	if command == "" || strings.ContainsAny(command, "\n\r") {
-		return nil, nil, errors.New("the hook command is empty or spans lines")
+	if command == "" || strings.ContainsAny(command, "\n\r") || !utf8.ValidString(command) {
+		return nil, nil, errors.New("the hook command is empty, spans lines or is not UTF-8")
 	}
 	if timeout < 1 {
 		return nil, nil, fmt.Errorf("hook timeout %d s: want at least 1", timeout)
@@ -119,9 +122,9 @@ func Install(data []byte, source, command string, timeout int, trustHere bool) (
 		h := Hook{Event: s.Event, Matcher: s.Matcher, Command: command, Timeout: timeout}
 		fmt.Fprintf(&b, "[[hooks.%s]]\n", s.Event)
 		if s.Matcher != "" {
-			fmt.Fprintf(&b, "matcher = %s\n", TOMLString(s.Matcher))
+			fmt.Fprintf(&b, "matcher = %s\n", tomltext.String(s.Matcher))
 		}
-		fmt.Fprintf(&b, "[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n", s.Event, TOMLString(command), timeout)
+		fmt.Fprintf(&b, "[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n", s.Event, tomltext.String(command), timeout)
 		states = append(states, State{Key: Key(source, s.Event, n, 0), Hash: h.Hash()})
 	}
 	if trustHere {
@@ -229,7 +232,7 @@ func UninstallTrust(data []byte, source string, keys []string) ([]byte, bool, er
 
 func writeStates(b *strings.Builder, states []State) {
 	for _, st := range states {
-		fmt.Fprintf(b, "[hooks.state.%s]\ntrusted_hash = %s\n", TOMLString(st.Key), TOMLString(st.Hash))
+		fmt.Fprintf(b, "[hooks.state.%s]\ntrusted_hash = %s\n", tomltext.String(st.Key), tomltext.String(st.Hash))
 	}
 }
 

@@ -292,6 +292,9 @@ func FuzzEditJSON(f *testing.F) {
 		if err != nil {
 			t.Fatalf("uninstall of an install failed: %v", err)
 		}
+		if fresh(res) && !bytes.Equal(back, data) {
+			t.Fatalf("uninstall of an install is not the file:\n%s\nwas:\n%s", back, data)
+		}
 		for _, s := range res.Rewritten {
 			if s.Where != "mcpServers" {
 				continue
@@ -339,6 +342,9 @@ func FuzzEditTOML(f *testing.F) {
 		if err != nil {
 			t.Fatalf("uninstall of an install failed: %v\n%s", err, out)
 		}
+		if fresh(res) && !bytes.Equal(back, data) {
+			t.Fatalf("uninstall of an install is not the file:\n%q\nwas:\n%q", back, data)
+		}
 		var doc map[string]any
 		if _, err := toml.Decode(string(back), &doc); err != nil {
 			t.Fatal(err)
@@ -353,6 +359,17 @@ func FuzzEditTOML(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fresh reports whether an install wrapped every server it rewrote for
+// the first time: its uninstall must give the file back byte for byte.
+func fresh(res Result) bool {
+	for _, s := range res.Rewritten {
+		if _, _, ok := unwrap(s.Command, s.Args); ok {
+			return false
+		}
+	}
+	return len(res.Proxied) == 0
 }
 
 // original is what a server ran before any agate: what it ran, or, when

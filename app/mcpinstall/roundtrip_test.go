@@ -112,3 +112,17 @@ func diffLines(got, want string) string {
 	}
 	return "(same lines)"
 }
+
+// TestInstallAgateNotUTF8: a binary path that is not UTF-8 would be
+// written as another path (TOML and JSON hold UTF-8 only): refused, and
+// the file is not touched.
+func TestInstallAgateNotUTF8(t *testing.T) {
+	path, orig := copyTo(t, "config.toml")
+	_, err := Install(Target{File: path, Format: TOML, Roots: [][]string{{"mcp_servers"}}}, Options{Agate: "/opt/\xffagate/agate"})
+	if err == nil {
+		t.Fatal("installed a path that is not UTF-8")
+	}
+	if b, _ := os.ReadFile(path); !bytes.Equal(b, orig) {
+		t.Error("the file changed")
+	}
+}

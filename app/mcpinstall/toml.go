@@ -9,6 +9,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/agatehq/agate/app/tomltext"
 )
 
 // Codex's config.toml is edited where go-toml's parser says the values
@@ -172,7 +174,7 @@ func editTOML(data []byte, t Target, o Options, undo bool) ([]byte, Result, erro
 		switch {
 		case !undo && wrapped && s.Command != o.Agate:
 			// Through another agate binary (moved, reinstalled): this one.
-			splices = append(splices, splice{ce.valStart, ce.valEnd, tomlString(o.Agate)})
+			splices = append(splices, splice{ce.valStart, ce.valEnd, tomltext.String(o.Agate)})
 			s.Now = append([]string{o.Agate}, s.Args...)
 			res.Rewritten = append(res.Rewritten, s)
 			continue
@@ -230,7 +232,7 @@ func anyStrings(v any) []string {
 func wrapSplices(data []byte, ce, ae tomlEntry, hasArgs bool, agate, name string) []splice {
 	head := tomlList([]string{"mcp", "run", "--name", name, "--"})
 	head = head[1:len(head)-1] + ", " + string(data[ce.valStart:ce.valEnd])
-	out := []splice{{ce.valStart, ce.valEnd, tomlString(agate)}}
+	out := []splice{{ce.valStart, ce.valEnd, tomltext.String(agate)}}
 	switch {
 	case hasArgs && len(ae.elems) > 0:
 		return append(out, splice{ae.valStart + 1, ae.valStart + 1, head + ", "})
@@ -258,7 +260,7 @@ func wrapSplices(data []byte, ce, ae tomlEntry, hasArgs bool, agate, name string
 // are written anew.
 func unwrapSplices(data []byte, ce, ae tomlEntry, hasArgs bool, args []string, cmd string, rest []string) []splice {
 	n := len(args) - len(rest) // agate's args and the command
-	cmdText := tomlString(cmd)
+	cmdText := tomltext.String(cmd)
 	exact := hasArgs && len(ae.elems) == len(args) && n >= 1 && data[ae.valStart] == '['
 	if exact {
 		cmdText = string(data[ae.elems[n-1].start:ae.elems[n-1].end])
@@ -287,30 +289,10 @@ func unwrapSplices(data []byte, ce, ae tomlEntry, hasArgs bool, args []string, c
 	return out
 }
 
-// tomlString is s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 func tomlList(list []string) string {
 	parts := make([]string, len(list))
 	for i, s := range list {
-		parts[i] = tomlString(s)
+		parts[i] = tomltext.String(s)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
