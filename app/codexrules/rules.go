@@ -235,7 +235,8 @@ func quoteList(words []string) string {
 }
 
 // quote writes s as a Starlark string: printable characters as they are,
-// '"' and '\\' escaped, anything else as \n, \t or \xHH / \uHHHH.
+// '"' and '\\' escaped, anything else as \n, \t or \xHH / \uHHHH /
+// \UHHHHHHHH.
 func quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -250,8 +251,10 @@ func quote(s string) string {
 			b.WriteString(`\t`)
 		case r < 0x80 && !unicode.IsPrint(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case !unicode.IsPrint(r):
+		case !unicode.IsPrint(r) && r <= 0xffff:
 			fmt.Fprintf(&b, `\u%04x`, r)
+		case !unicode.IsPrint(r):
+			fmt.Fprintf(&b, `\U%08x`, r)
 		default:
 			b.WriteRune(r)
 		}
