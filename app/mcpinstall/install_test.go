@@ -277,7 +277,7 @@ func TestTargets(t *testing.T) {
 // FuzzEditJSON: whatever the file, an edit fails or gives a file that
 // Uninstall turns back into one whose servers run what they ran.
 func FuzzEditJSON(f *testing.F) {
-	for _, name := range []string{"claude.json", "settings.jsonc"} {
+	for _, name := range []string{"claude.json", "settings.jsonc", "roundtrip/claude-code.json", "roundtrip/vscode-mcp.json"} {
 		b, _ := os.ReadFile(filepath.Join("testdata", name))
 		f.Add(b)
 	}
@@ -329,8 +329,11 @@ func FuzzEditJSON(f *testing.F) {
 
 // FuzzEditTOML: as FuzzEditJSON, for Codex's config.
 func FuzzEditTOML(f *testing.F) {
-	b, _ := os.ReadFile(filepath.Join("testdata", "config.toml"))
-	f.Add(b)
+	for _, name := range []string{"config.toml", "roundtrip/codex-config.toml", "roundtrip/codex-dotted.toml",
+		"roundtrip/codex-top-dotted.toml", "roundtrip/codex-crlf.toml", "roundtrip/codex-no-newline.toml"} {
+		b, _ := os.ReadFile(filepath.Join("testdata", name))
+		f.Add(b)
+	}
 	f.Add([]byte("[mcp_servers.a]\ncommand = \"x\""))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tg := Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}}

@@ -15,8 +15,9 @@ import (
 
 // Codex's config.toml is edited where go-toml's parser says the values
 // are: only the text of a server's command and args changes (an args
-// line is added after the command's when there was none, and removed
-// again when Uninstall gives back none). github.com/pelletier/go-toml/
+// line, with the command's dotted key before it, is added after the
+// command's when there was none, and removed again when Uninstall gives
+// back none). github.com/pelletier/go-toml/
 // v2/unstable promises no stable API: go.mod pins its version, and the
 // tests and the fuzz test are what a bump must pass.
 
