@@ -56,8 +56,9 @@ type Edited struct {
 // MCP client's config) in place: edit gets its content (nil when there is
 // no file, as ReadRegular reads it, at most max bytes) and returns the new
 // content and whether it changed. A link at path is edited where it
-// points. If the file changes while edit runs (its program saving it),
-// EditFile starts over from the new content, three times at most. A file
+// points; a link that leads nowhere is an error, not replaced. If the
+// file changes while edit runs (its program saving it), EditFile starts
+// over from the new content, three times at most. A file
 // that was there is backed up (Backup) before it is replaced atomically
 // (WriteFile), its mode kept. Edits by other agate processes wait for
 // each other (a lock on the file's folder, where the OS has one). An
@@ -66,6 +67,10 @@ func EditFile(path string, max int64, edit func(data []byte) ([]byte, bool, erro
 	res := Edited{Target: path}
 	if r, err := filepath.EvalSymlinks(path); err == nil {
 		res.Target = r
+	} else if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+		// A link to nothing (or through a loop): a file written here
+		// would replace the person's link.
+		return res, fmt.Errorf("%s is a link that leads nowhere (%v): not replacing it", path, err)
 	}
 	// Another agate editing the file at once (hooks install and mcp
 	// install both edit Codex's config.toml) waits: the check below

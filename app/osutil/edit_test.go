@@ -137,3 +137,20 @@ func TestEditFileConcurrent(t *testing.T) {
 		t.Errorf("%d lines, want %d: edits were lost", got, 1+workers*each)
 	}
 }
+
+// TestEditFileDanglingLink: a link to a file that is not there (a
+// dotfiles checkout not made yet) is not replaced by a file of agate's.
+func TestEditFileDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "config.toml")
+	if err := os.Symlink(filepath.Join(dir, "dotfiles", "config.toml"), link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := EditFile(link, 1<<20, func([]byte) ([]byte, bool, error) { return []byte("x = 1\n"), true, nil })
+	if err == nil {
+		t.Error("wrote over a dangling link")
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is gone: %v", err)
+	}
+}
