@@ -91,7 +91,7 @@ func TestSkipped(t *testing.T) {
 		}
 	}
 	out := string(Render(rs))
-	if !IsAgates([]byte(out)) {
+	if !isAgates([]byte(out)) {
 		t.Error("no header")
 	}
 	for _, s := range rs.Skipped {
