@@ -82,16 +82,9 @@ func Install(data []byte, source, command string, timeout int, trustHere bool) (
 	if timeout < 1 {
 		return nil, nil, fmt.Errorf("hook timeout %d s: want at least 1", timeout)
 	}
-	if _, err := decode(data); err != nil {
-		return nil, nil, err
-	}
-	old, err := Inspect(data, source, nil)
+	ownKeys, err := Keys(data, source)
 	if err != nil {
 		return nil, nil, err
-	}
-	var ownKeys []string
-	for _, e := range old.Entries {
-		ownKeys = append(ownKeys, e.Key)
 	}
 	rest, err := stripBlock(data, BeginMarker, EndMarker, ownKeys)
 	if err != nil {
@@ -185,28 +178,25 @@ func InstallTrust(data []byte, source string, states []State, before []string) (
 // state of agate's hooks wherever it is in the file (Codex may have
 // written some itself). It reports whether anything changed.
 func Uninstall(data []byte, source string) ([]byte, bool, error) {
-	if _, err := decode(data); err != nil {
-		return nil, false, err
-	}
-	st, err := Inspect(data, source, nil)
+	keys, err := Keys(data, source)
 	if err != nil {
 		return nil, false, err
+	}
+	return without(data, BeginMarker, EndMarker, keys)
+}
+
+// Keys returns the hook-state keys of agate's hooks in data, the
+// config.toml Codex keys by source, wherever they are in it.
+func Keys(data []byte, source string) ([]string, error) {
+	st, err := Inspect(data, source, nil)
+	if err != nil {
+		return nil, err
 	}
 	var keys []string
 	for _, e := range st.Entries {
 		keys = append(keys, e.Key)
 	}
-	rest, err := stripBlock(data, BeginMarker, EndMarker, keys)
-	if err != nil {
-		return nil, false, err
-	}
-	if rest, err = removeStates(rest, keys); err != nil {
-		return nil, false, err
-	}
-	if _, err := decode(rest); err != nil {
-		return nil, false, fmt.Errorf("agate's edit would not parse, so nothing was written: %w", err)
-	}
-	return rest, !bytes.Equal(rest, data), nil
+	return keys, nil
 }
 
 // UninstallTrust returns the user's config.toml without agate's trust
@@ -217,6 +207,13 @@ func UninstallTrust(data []byte, source string, keys []string) ([]byte, bool, er
 		return nil, false, err
 	}
 	begin, end := trustMarkers(source)
+	return without(data, begin, end, keys)
+}
+
+// without returns data without the block between begin and end and
+// without the state of keys, checked to parse; it reports whether
+// anything changed.
+func without(data []byte, begin, end string, keys []string) ([]byte, bool, error) {
 	rest, err := stripBlock(data, begin, end, keys)
 	if err != nil {
 		return nil, false, err
