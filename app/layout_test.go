@@ -54,6 +54,7 @@ var rules = []rule{
 	{pkg: "app", why: "app holds the map of the rooms and this test"},
 	{pkg: "app/osutil", why: "the OS helpers import nothing of agate's: the lean hook links them"},
 	{pkg: "app/strictjson"},
+	{pkg: "app/tomltext", why: "TOML text as agate's editors write it: every package that edits TOML as bytes shares it"},
 	{pkg: "app/version"},
 	{pkg: "app/api", may: []string{"app/osutil", "policy/verdict"},
 		why: "the API's types and client are linked by the hook binary: not the policy, not the daemon"},
@@ -66,18 +67,18 @@ var rules = []rule{
 	// The files agate owns.
 	{pkg: "app/audit", may: []string{"app/api", "app/osutil"},
 		why: "the audit log owns its file: it imports neither the daemon nor the command line"},
-	{pkg: "app/grants", may: []string{"app/osutil", "policy"},
+	{pkg: "app/grants", may: []string{"app/osutil", "app/tomltext", "policy"},
 		why: "the grants store owns grants.toml: it imports neither the daemon nor the command line"},
-	{pkg: "app/config", may: []string{"app/api", "app/osutil", "policy"},
+	{pkg: "app/config", may: []string{"app/api", "app/osutil", "app/tomltext", "policy"},
 		why: "the config owns config.toml and its copies: it imports neither the daemon nor the command line"},
 	{pkg: "app/leaks", may: []string{"app/api", "app/osutil"},
 		why: "the leak record owns leaks.json: it imports neither the daemon nor the command line"},
 
-	{pkg: "app/codexhooks", may: []string{"app/hook"},
+	{pkg: "app/codexhooks", may: []string{"app/hook", "app/tomltext"},
 		why: "Codex's config.toml and its hook trust are edited as bytes: no files, no daemon"},
 	{pkg: "app/codexrules", may: []string{"app/osutil", "policy"},
 		why: "agate's Codex exec-policy rules are rendered from the policy's config; the daemon and the command line write them"},
-	{pkg: "app/hooksettings", may: []string{"app/api", "app/codexhooks", "app/codexrules", "app/hook", "app/osutil"},
+	{pkg: "app/hooksettings", may: []string{"app/api", "app/codexhooks", "app/codexrules", "app/hook", "app/osutil"}, tests: []string{"app/tomltext"},
 		why: "the agents' settings files are edited with hook's rules, nothing of the daemon's"},
 	{pkg: "app/machine", may: []string{"app/api", "app/osutil", "keystore", "policy", "sandbox"},
 		why: "the machine's facts are shared by the daemon, the command line and the desktop app"},
@@ -87,7 +88,7 @@ var rules = []rule{
 	{pkg: "app/mcp", may: []string{"app/strictjson", "policy"}, tests: []string{"app/mcp/mcptest"},
 		why: "the MCP proxy asks a Gate; it knows nothing of the daemon behind it"},
 	{pkg: "app/mcp/mcptest", may: []string{"app/mcp"}},
-	{pkg: "app/mcpinstall", may: []string{"app/mcp", "app/osutil", "app/strictjson"},
+	{pkg: "app/mcpinstall", may: []string{"app/mcp", "app/osutil", "app/strictjson", "app/tomltext"},
 		why: "rewriting MCP clients' configs knows the proxy's names, nothing of the daemon"},
 	{pkg: "app/mcppin", may: []string{"app/mcp", "app/osutil", "app/strictjson"},
 		why: "the pin store owns the pinned MCP tool definitions: it imports neither the daemon nor the command line"},
@@ -101,7 +102,7 @@ var rules = []rule{
 		tests: []string{"app/daemon"},
 		why:   "the commands reach the daemon through the API's client"},
 	{pkg: "app/apptest", may: []string{"app/api"}, why: "every package's tests may use it, the daemon's own included"},
-	{pkg: "app/agenttest", may: []string{"app/codexhooks"}},
+	{pkg: "app/agenttest", may: []string{"app/codexhooks", "app/tomltext"}},
 }
 
 // pkgFiles is one package's Go files and what each imports.

@@ -27,32 +27,32 @@ type Match struct {
 }
 
 // Matches returns every occurrence of a known secret value in s, in order
-// of where it starts; of values that start at one place, the longest, and
-// none inside an earlier match.
+// of where it starts, the longer first of two that start at one place. A
+// value inside another's occurrence, or overlapping it, is returned too: a
+// password pasted as part of a database URL is pasted all the same.
 // The values are matched exactly: a value split by a space or a line
 // break, or wrapped in base64, is not found.
 func (ix *Index) Matches(s string) []Match {
-	byStart := map[int]int{} // start -> needle
+	type at struct{ needle, start int }
+	seen := map[at]bool{}
+	var found []at
 	ix.scan(s, func(i, p int) bool {
-		if j, ok := byStart[p]; !ok || len(ix.needles[i].value) > len(ix.needles[j].value) {
-			byStart[p] = i
+		if k := (at{i, p}); !seen[k] {
+			seen[k] = true
+			found = append(found, k)
 		}
 		return true
 	})
-	starts := make([]int, 0, len(byStart))
-	for p := range byStart {
-		starts = append(starts, p)
-	}
-	sort.Ints(starts)
-	var out []Match
-	end := 0
-	for _, p := range starts {
-		if p < end {
-			continue
+	sort.Slice(found, func(a, b int) bool {
+		if found[a].start != found[b].start {
+			return found[a].start < found[b].start
 		}
-		v := ix.needles[byStart[p]].value
-		out = append(out, Match{Label: ix.needles[byStart[p]].label, Fingerprint: Fingerprint(v), Start: p, End: p + len(v)})
-		end = p + len(v)
+		return len(ix.needles[found[a].needle].value) > len(ix.needles[found[b].needle].value)
+	})
+	out := make([]Match, 0, len(found))
+	for _, f := range found {
+		n := ix.needles[f.needle]
+		out = append(out, Match{Label: n.label, Fingerprint: Fingerprint(n.value), Start: f.start, End: f.start + len(n.value)})
 	}
 	return out
 }

@@ -26,6 +26,7 @@ func TestIndexMatches(t *testing.T) {
 		"keystore:openai": openai,
 		"GITHUB_TOKEN":    gh,
 		"keystore:prefix": "sk-proj-", // inside openai's value
+		"keystore:inner":  gh[6:24],   // inside gh's value, starting later
 	})
 	for _, tc := range []struct {
 		s      string
@@ -33,7 +34,9 @@ func TestIndexMatches(t *testing.T) {
 	}{
 		{"", nil},
 		{"please look at the failing test", nil},
-		{"use " + openai + " and " + gh + ", then " + openai, []string{"keystore:openai", "GITHUB_TOKEN", "keystore:openai"}},
+		{"use " + openai + " and " + gh + ", then " + openai,
+			[]string{"keystore:openai", "keystore:prefix", "GITHUB_TOKEN", "keystore:inner", "keystore:openai", "keystore:prefix"}},
+		{"inside: " + gh, []string{"GITHUB_TOKEN", "keystore:inner"}},
 		{"only sk-proj-here", []string{"keystore:prefix"}},
 		{"split " + openai[:12] + " " + openai[12:], []string{"keystore:prefix"}},
 		{"split " + gh[:10] + "\n" + gh[10:], nil},

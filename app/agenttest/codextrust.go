@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agatehq/agate/app/codexhooks"
+	"github.com/agatehq/agate/app/tomltext"
 )
 
 // Codex runs a hook from a config layer only once the hook is trusted:
@@ -35,7 +36,7 @@ func CodexHookKey(source, event string, group, handler int) string {
 // CodexTimeout is codexhooks.Timeout.
 func CodexTimeout(event string, timeout int) int { return codexhooks.Timeout(event, timeout) }
 
-func tomlString(s string) string { return codexhooks.TOMLString(s) }
+func tomlString(s string) string { return tomltext.String(s) }
 
 // CodexHooksTOML is the TOML for hooks, each in a matcher group of its
 // own, for the config file at configPath, with a [hooks.state] entry

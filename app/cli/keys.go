@@ -219,7 +219,7 @@ func keysList(ctx context.Context, e *Env, p api.Paths, store *keystore.Store) e
 	for _, l := range leaks {
 		leaked[l.Name] = l
 	}
-	pasted := pastedByName(p)
+	pasted, perr := pastedByName(p)
 	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	var failed []error
 	for _, en := range list {
@@ -245,8 +245,10 @@ func keysList(ctx context.Context, e *Env, p api.Paths, store *keystore.Store) e
 	if err != nil {
 		return err
 	}
-	if lerr != nil {
-		fmt.Fprintf(e.Stderr, "agate: %v\n", lerr)
+	for _, err := range []error{lerr, perr} {
+		if err != nil {
+			fmt.Fprintf(e.Stderr, "agate: %v\n", err)
+		}
 	}
 	return errors.Join(failed...)
 }

@@ -84,7 +84,7 @@ func keysRotated(ctx context.Context, e *Env, p api.Paths, store *keystore.Store
 	}
 	// The same key seen in an agent's arguments (keystore's record).
 	var argLabels []string
-	pending, _ := keystore.PendingLeaks(p.State)
+	pending, perr := keystore.PendingLeaks(p.State)
 	for _, l := range pending {
 		if l.Name == which || l.Name == "keystore:"+which {
 			if err := keystore.RecordRotated(p.State, l.Name, time.Now()); err != nil {
@@ -92,6 +92,12 @@ func keysRotated(ctx context.Context, e *Env, p api.Paths, store *keystore.Store
 			}
 			argLabels = append(argLabels, l.Name)
 		}
+	}
+	if perr != nil {
+		if len(cleared) == 0 {
+			return fmt.Errorf("the record of keys seen in agents' arguments: %w", perr)
+		}
+		fmt.Fprintf(e.Stderr, "agate: not cleared in the record of keys seen in agents' arguments: %v\n", perr)
 	}
 	if len(cleared) == 0 && len(argLabels) == 0 {
 		return fmt.Errorf("no leak on record for %q: see `agate doctor` for the names and fingerprints", which)
@@ -171,16 +177,18 @@ func clearPastedOnSet(ctx context.Context, e *Env, p api.Paths, name, value stri
 	}
 }
 
-// pastedByName returns the pasted leaks of known secrets, by label.
-func pastedByName(p api.Paths) map[string]api.Leak {
+// pastedByName returns the pasted leaks of known secrets, by label; an
+// error when the record cannot be read (the caller says so: a key that
+// leaked must not look clean).
+func pastedByName(p api.Paths) (map[string]api.Leak, error) {
 	out := map[string]api.Leak{}
-	ls, _ := leaks.Open(p.State).List()
+	ls, err := leaks.Open(p.State).List()
 	for _, l := range ls {
 		if _, dup := out[l.Name]; l.Name != "" && !dup {
 			out[l.Name] = l
 		}
 	}
-	return out
+	return out, err
 }
 
 // pastedLeaks reads the record of secrets pasted into a chat.

@@ -158,3 +158,15 @@ func TestLogLineOfALeak(t *testing.T) {
 		t.Errorf("log line: %s", got)
 	}
 }
+
+// TestPastedLeaksUnreadable: a leak record that does not read is said,
+// not taken for no leak.
+func TestPastedLeaksUnreadable(t *testing.T) {
+	w := newKeysWorld(t, "", map[string]string{"openai": "sk-proj-Zq9fK2mXc8LrT4vW7yB1nA5sQ0pL3kJ6"})
+	if err := os.WriteFile(leaks.Open(w.paths.State).Path(), []byte(`{"version": 1, "leaks": [{"kind": "x"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, stderr := runKeysCLI(t, "", "keys", "list"); !strings.Contains(stderr, "read leaks") {
+		t.Errorf("keys list with an unreadable leak record says nothing:\n%s", stderr)
+	}
+}

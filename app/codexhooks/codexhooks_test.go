@@ -300,6 +300,7 @@ func FuzzInstall(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("[hooks.state]\n\"x\" = { trusted_hash = \"y\" }\n"))
+	f.Add([]byte("model = \"o4\"\r\n\n\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, states, err := Install(data, src, cmd, 135, true)
 		if err != nil {
@@ -320,8 +321,51 @@ func FuzzInstall(f *testing.F) {
 		if trusted < len(states) {
 			t.Fatalf("%d of %d trusted:\n%s", trusted, len(states), out)
 		}
-		if _, _, err := Uninstall(out, src); err != nil {
+		back, _, err := Uninstall(out, src)
+		if err != nil {
 			t.Fatalf("uninstall: %v\n%s", err, out)
 		}
+		// A file agate never touched, ending with a newline, comes back
+		// byte for byte.
+		untouched := !bytes.Contains(data, []byte("agate")) && !bytes.Contains(data, []byte("state"))
+		ends := len(data) == 0 || bytes.HasSuffix(data, []byte("\n")) && len(bytes.TrimSpace(data)) > 0
+		if untouched && ends && !bytes.Equal(back, data) {
+			t.Fatalf("uninstall gave\n%q\nnot\n%q", back, data)
+		}
 	})
+}
+
+// TestUninstallGivesBack: install then uninstall gives the file back byte
+// for byte, however it ends (blank lines, CRLF line ends); a file with no
+// newline at its end gets one.
+func TestUninstallGivesBack(t *testing.T) {
+	for _, data := range []string{
+		"",
+		"model = \"o4\"\n",
+		"model = \"o4\"\n\n\n",
+		"model = \"o4\"\r\n[profiles.fast]\r\nmodel = \"o4-mini\"\r\n",
+		"model = \"o4\"\r\n\r\n",
+		"# only a comment\n",
+		string(testdata(t, "user-hooks.toml")),
+	} {
+		out, _, err := Install([]byte(data), src, cmd, 135, true)
+		if err != nil {
+			t.Fatalf("%q: %v", data, err)
+		}
+		if crlf := strings.Contains(data, "\r\n"); crlf && strings.Count(string(out), "\n") != strings.Count(string(out), "\r\n") {
+			t.Errorf("%q: a CRLF file got LF lines:\n%q", data, out)
+		}
+		again, _, err := Install(out, src, cmd, 135, true)
+		if err != nil || !bytes.Equal(again, out) {
+			t.Errorf("%q: a second install changed the file (%v):\n%q", data, err, again)
+		}
+		back, _, err := Uninstall(out, src)
+		if err != nil || string(back) != data {
+			t.Errorf("%q: uninstall gave %q (%v)", data, back, err)
+		}
+	}
+	out, _, _ := Install([]byte("model = \"o4\""), src, cmd, 135, true)
+	if back, _, _ := Uninstall(out, src); string(back) != "model = \"o4\"\n" {
+		t.Errorf("no newline at the end: %q", back)
+	}
 }

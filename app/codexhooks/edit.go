@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/agatehq/agate/app/tomltext"
 )
 
 // Spec is one hook agate installs: an event and its group's matcher (""
@@ -73,22 +76,15 @@ const maxSize = 8 << 20
 // wrote itself for those keys elsewhere in the file is removed (a table
 // cannot be declared twice).
 func Install(data []byte, source, command string, timeout int, trustHere bool) ([]byte, []State, error) {
-	if command == "" || strings.ContainsAny(command, "\n\r") {
-		return nil, nil, errors.New("the hook command is empty or spans lines")
+	if command == "" || strings.ContainsAny(command, "\n\r") || !utf8.ValidString(command) {
+		return nil, nil, errors.New("the hook command is empty, spans lines or is not UTF-8")
 	}
 	if timeout < 1 {
 		return nil, nil, fmt.Errorf("hook timeout %d s: want at least 1", timeout)
 	}
-	if _, err := decode(data); err != nil {
-		return nil, nil, err
-	}
-	old, err := Inspect(data, source, nil)
+	ownKeys, err := Keys(data, source)
 	if err != nil {
 		return nil, nil, err
-	}
-	var ownKeys []string
-	for _, e := range old.Entries {
-		ownKeys = append(ownKeys, e.Key)
 	}
 	rest, err := stripBlock(data, BeginMarker, EndMarker, ownKeys)
 	if err != nil {
@@ -119,9 +115,9 @@ func Install(data []byte, source, command string, timeout int, trustHere bool) (
 		h := Hook{Event: s.Event, Matcher: s.Matcher, Command: command, Timeout: timeout}
 		fmt.Fprintf(&b, "[[hooks.%s]]\n", s.Event)
 		if s.Matcher != "" {
-			fmt.Fprintf(&b, "matcher = %s\n", TOMLString(s.Matcher))
+			fmt.Fprintf(&b, "matcher = %s\n", tomltext.String(s.Matcher))
 		}
-		fmt.Fprintf(&b, "[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n", s.Event, TOMLString(command), timeout)
+		fmt.Fprintf(&b, "[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n", s.Event, tomltext.String(command), timeout)
 		states = append(states, State{Key: Key(source, s.Event, n, 0), Hash: h.Hash()})
 	}
 	if trustHere {
@@ -182,28 +178,25 @@ func InstallTrust(data []byte, source string, states []State, before []string) (
 // state of agate's hooks wherever it is in the file (Codex may have
 // written some itself). It reports whether anything changed.
 func Uninstall(data []byte, source string) ([]byte, bool, error) {
-	if _, err := decode(data); err != nil {
-		return nil, false, err
-	}
-	st, err := Inspect(data, source, nil)
+	keys, err := Keys(data, source)
 	if err != nil {
 		return nil, false, err
+	}
+	return without(data, BeginMarker, EndMarker, keys)
+}
+
+// Keys returns the hook-state keys of agate's hooks in data, the
+// config.toml Codex keys by source, wherever they are in it.
+func Keys(data []byte, source string) ([]string, error) {
+	st, err := Inspect(data, source, nil)
+	if err != nil {
+		return nil, err
 	}
 	var keys []string
 	for _, e := range st.Entries {
 		keys = append(keys, e.Key)
 	}
-	rest, err := stripBlock(data, BeginMarker, EndMarker, keys)
-	if err != nil {
-		return nil, false, err
-	}
-	if rest, err = removeStates(rest, keys); err != nil {
-		return nil, false, err
-	}
-	if _, err := decode(rest); err != nil {
-		return nil, false, fmt.Errorf("agate's edit would not parse, so nothing was written: %w", err)
-	}
-	return rest, !bytes.Equal(rest, data), nil
+	return keys, nil
 }
 
 // UninstallTrust returns the user's config.toml without agate's trust
@@ -214,6 +207,13 @@ func UninstallTrust(data []byte, source string, keys []string) ([]byte, bool, er
 		return nil, false, err
 	}
 	begin, end := trustMarkers(source)
+	return without(data, begin, end, keys)
+}
+
+// without returns data without the block between begin and end and
+// without the state of keys, checked to parse; it reports whether
+// anything changed.
+func without(data []byte, begin, end string, keys []string) ([]byte, bool, error) {
 	rest, err := stripBlock(data, begin, end, keys)
 	if err != nil {
 		return nil, false, err
@@ -229,20 +229,34 @@ func UninstallTrust(data []byte, source string, keys []string) ([]byte, bool, er
 
 func writeStates(b *strings.Builder, states []State) {
 	for _, st := range states {
-		fmt.Fprintf(b, "[hooks.state.%s]\ntrusted_hash = %s\n", TOMLString(st.Key), TOMLString(st.Hash))
+		fmt.Fprintf(b, "[hooks.state.%s]\ntrusted_hash = %s\n", tomltext.String(st.Key), tomltext.String(st.Hash))
 	}
 }
 
-// appendBlock puts block at the end of data, after a blank line.
+// appendBlock puts block at the end of data, after a blank line, with
+// data's line ends (CRLF where data has one). What data ends with stays,
+// so that cutBlock gives it back: only a last line without its newline
+// gets one.
 func appendBlock(data []byte, block string) []byte {
-	out := bytes.TrimRight(data, " \t\r\n")
+	nl := newline(data)
 	var b bytes.Buffer
-	b.Write(out)
-	if len(out) > 0 {
-		b.WriteString("\n\n")
+	if len(bytes.TrimSpace(data)) > 0 {
+		b.Write(data)
+		if !bytes.HasSuffix(data, []byte("\n")) {
+			b.WriteString(nl)
+		}
+		b.WriteString(nl)
 	}
-	b.WriteString(block)
+	b.WriteString(strings.ReplaceAll(block, "\n", nl))
 	return b.Bytes()
+}
+
+// newline is the line end data uses: CRLF where it has one, else LF.
+func newline(data []byte) string {
+	if bytes.Contains(data, []byte("\r\n")) {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // check parses out and makes sure each of agate's hooks is where its key
@@ -345,9 +359,10 @@ func stripBlock(data []byte, begin, end string, own []string) ([]byte, error) {
 	if keep.Len() == 0 {
 		return rest, nil
 	}
+	nl := newline(data)
 	out := bytes.TrimRight(rest, " \t\r\n")
 	if len(out) > 0 {
-		out = append(out, "\n\n"...)
+		out = append(out, nl+nl...)
 	}
 	return append(out, bytes.TrimRight(keep.Bytes(), " \t\r\n")...), nil
 }
@@ -446,7 +461,10 @@ func cutBlock(data []byte, begin, end string) ([]byte, []byte, error) {
 	res := out.Bytes()
 	if len(res) < len(data) {
 		// The blank line appendBlock put before the block goes with it.
-		for bytes.HasSuffix(res, []byte("\n\n")) {
+		switch {
+		case bytes.HasSuffix(res, []byte("\n\r\n")):
+			res = res[:len(res)-2]
+		case bytes.HasSuffix(res, []byte("\n\n")):
 			res = res[:len(res)-1]
 		}
 		if len(bytes.TrimSpace(res)) == 0 {

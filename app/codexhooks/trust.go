@@ -32,8 +32,8 @@ var eventsWithoutMatcher = map[string]bool{
 	"PreModelRequest": true, "PostModelRequest": true,
 }
 
-// HasMatcher reports whether Codex keeps the matcher of event's groups.
-func HasMatcher(event string) bool { return !eventsWithoutMatcher[event] }
+// hasMatcher reports whether Codex keeps the matcher of event's groups.
+func hasMatcher(event string) bool { return !eventsWithoutMatcher[event] }
 
 // EventLabel is the snake_case name Codex uses for an event in hook-state
 // keys and in the hash: "PreToolUse" is "pre_tool_use".
@@ -97,7 +97,7 @@ func (h Hook) Hash() string {
 		"event_name": jsonString(EventLabel(h.Event)),
 		"hooks":      "[" + jsonObject(handler) + "]",
 	}
-	if h.Matcher != "" && HasMatcher(h.Event) {
+	if h.Matcher != "" && hasMatcher(h.Event) {
 		identity["matcher"] = jsonString(h.Matcher)
 	}
 	sum := sha256.Sum256([]byte(jsonObject(identity)))
@@ -160,26 +160,6 @@ func jsonString(s string) string {
 			} else {
 				b.WriteByte(c)
 			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// TOMLString quotes s as a TOML basic string.
-func TOMLString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
 		}
 	}
 	b.WriteByte('"')

@@ -30,7 +30,7 @@ func Write(path string, data []byte) (bool, error) {
 	switch {
 	case err == nil && bytes.Equal(old, data):
 		return false, nil
-	case err == nil && !IsAgates(old):
+	case err == nil && !isAgates(old):
 		return false, fmt.Errorf("%s: %w: not replacing it (move it, then install again)", path, ErrNotAgates)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return false, err
@@ -55,7 +55,7 @@ func Sync(path string, data []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if !IsAgates(old) {
+	if !isAgates(old) {
 		return false, fmt.Errorf("%s: %w", path, ErrNotAgates)
 	}
 	return Write(path, data)
@@ -71,7 +71,7 @@ func Remove(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if !IsAgates(old) {
+	if !isAgates(old) {
 		return false, nil
 	}
 	if err := os.Remove(path); err != nil {
@@ -83,7 +83,7 @@ func Remove(path string) (bool, error) {
 // Installed reports whether agate's rules file is at path.
 func Installed(path string) bool {
 	data, err := read(path)
-	return err == nil && IsAgates(data)
+	return err == nil && isAgates(data)
 }
 
 // read reads a regular file (not through a link: agate writes its own

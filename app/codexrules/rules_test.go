@@ -3,8 +3,10 @@ package codexrules
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agatehq/agate/policy"
 )
@@ -89,7 +91,7 @@ func TestSkipped(t *testing.T) {
 		}
 	}
 	out := string(Render(rs))
-	if !IsAgates([]byte(out)) {
+	if !isAgates([]byte(out)) {
 		t.Error("no header")
 	}
 	for _, s := range rs.Skipped {
@@ -182,6 +184,24 @@ func FuzzFromConfig(f *testing.F) {
 					}
 				}
 			}
+		}
+	})
+}
+
+// FuzzQuote: a quoted string reads back as itself by Starlark's escapes
+// (\n \t \" \\ \xHH \uHHHH \UHHHHHHHH, which Go's string literals share),
+// a character past U+FFFF included.
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"", "plain", "a \"b\" \\ c", "tab\tnl\n\x00\x7f", "é ✓ \u2028 \U0001F600", "\U000E0041 tag", "\U000F0000 private"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		q := quote(s)
+		if got, err := strconv.Unquote(q); err != nil || got != s {
+			t.Fatalf("quote(%q) = %s reads back as %q (%v)", s, q, got, err)
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agatehq/agate/app/osutil"
+	"github.com/agatehq/agate/app/tomltext"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -357,52 +358,16 @@ func tomlQuote(s string) (string, error) {
 	if !utf8.ValidString(s) {
 		return "", fmt.Errorf("value %q is not valid UTF-8", s)
 	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\r':
-			b.WriteString(`\r`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String(), nil
+	return tomltext.String(s), nil
 }
 
 // encodeKey writes one key segment: bare when it can be, quoted otherwise.
 func encodeKey(k string) string {
-	bare := k != ""
-	for i := 0; i < len(k) && bare; i++ {
-		c := k[i]
-		bare = c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-	}
-	if bare {
-		return k
-	}
-	q, err := tomlQuote(k)
-	if err != nil {
+	if !utf8.ValidString(k) {
 		// Not reachable from a decoded config; the parse check refuses it.
 		return strconv.Quote(k)
 	}
-	return q
+	return tomltext.Key(k)
 }
 
 func encodeKeyPath(path []string) string {

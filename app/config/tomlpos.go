@@ -16,8 +16,9 @@ import (
 // (BurntSushi/toml) before it is saved.
 //
 // github.com/pelletier/go-toml/v2/unstable promises no stability of its
-// API: go.mod pins the version (v2.4.3), nothing else imports it, and the
-// edit tests and fuzz tests are what a version bump must pass.
+// API: go.mod pins the version (v2.4.3); here, in app/codexhooks and in
+// app/mcpinstall, the edit tests and fuzz tests are what a version bump
+// must pass.
 
 // tomlDoc is the layout of a TOML file: where each table header and each
 // key's line and value are, by byte offset.

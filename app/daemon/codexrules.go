@@ -15,6 +15,7 @@ func (d *Daemon) syncCodexRules(cfg *policy.Config) {
 	}
 	path, err := codexrules.DefaultPath()
 	if err != nil {
+		d.logger.Printf("codex rules: not kept in step with the config: %v", err)
 		return
 	}
 	changed, err := codexrules.Sync(path, codexrules.Render(codexrules.FromConfig(cfg.Auto.HardDeny)))

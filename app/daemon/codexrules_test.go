@@ -1,12 +1,15 @@
 package daemon
 
 import (
+	"bytes"
+	"log"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/agatehq/agate/app/apptest"
 	"github.com/agatehq/agate/app/codexrules"
+	"github.com/agatehq/agate/policy"
 )
 
 // TestRulesForCodexFollowConfig: the daemon rewrites agate's Codex rules
@@ -38,5 +41,24 @@ func TestRulesForCodexFollowConfig(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	if !strings.Contains(string(data), `"gh", "repo", "delete"`) || strings.Contains(string(data), "terraform") {
 		t.Errorf("not synced on reload:\n%s", data)
+	}
+}
+
+// TestRulesForCodexNoFolder: a Codex folder the daemon cannot find is
+// logged, not passed over in silence: the rules would stay behind the
+// config.
+func TestRulesForCodexNoFolder(t *testing.T) {
+	p := apptest.Paths(t, "")
+	var buf bytes.Buffer
+	d, err := New(p, Options{Logger: log.New(&buf, "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	t.Setenv("CODEX_HOME", "")
+	t.Setenv("HOME", "")
+	d.syncCodexRules(&policy.Config{})
+	if !strings.Contains(buf.String(), "codex rules") {
+		t.Errorf("nothing logged: %q", buf.String())
 	}
 }

@@ -18,7 +18,10 @@ import (
 func TestScanPrompt(t *testing.T) {
 	openai := "sk-proj-Zq9fK2mXc8LrT4vW7yB1nA5sQ0pL3kJ6"
 	plain := "another-ordinary-looking-string-42"
-	ix := keystore.NewIndex(map[string]string{"keystore:openai": openai, "keystore:deploy": plain})
+	dbPass := "hunter2-correct-horse-battery"
+	dbURL := "postgres://app:" + dbPass + "@db.internal/app"
+	ix := keystore.NewIndex(map[string]string{"keystore:openai": openai, "keystore:deploy": plain,
+		"keystore:db": dbPass, "DATABASE_URL": dbURL})
 	gh := "ghp_" + strings.Repeat("x1Y", 12)
 	pem := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----"
 	type want struct{ kind, name, value string }
@@ -33,6 +36,7 @@ func TestScanPrompt(t *testing.T) {
 		{"a known key, credential-shaped", "here is my key " + openai + ", use it", []want{{"OpenAI API key", "keystore:openai", openai}}},
 		{"a known value with no shape", "deploy with " + plain + " please", []want{{leaks.KindKnown, "keystore:deploy", plain}}},
 		{"a known value twice, once", openai + " and again " + openai, []want{{"OpenAI API key", "keystore:openai", openai}}},
+		{"a known value inside another", "connect to " + dbURL, []want{{leaks.KindKnown, "DATABASE_URL", dbURL}, {leaks.KindKnown, "keystore:db", dbPass}}},
 		{"a known value split by a space", "deploy with " + plain[:16] + " " + plain[16:], nil},
 		{"a known value split by a line break", "key:\n" + openai[:14] + "\n" + openai[14:], nil},
 		{"an unknown token at a sentence's end", "try " + gh + ".", []want{{"GitHub token", "", gh}}},

@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/agatehq/agate/app/osutil"
+	"github.com/agatehq/agate/app/tomltext"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -189,7 +190,7 @@ func (g *Set) Marshal() []byte {
 	fmt.Fprintf(&b, "version = %d\n", version)
 	for _, agent := range g.Agents() {
 		for _, gr := range g.agents[agent] {
-			fmt.Fprintf(&b, "\n[[agents.%s.grant]]\ngrant = %s\n", tomlKey(agent), tomlString(gr.String()))
+			fmt.Fprintf(&b, "\n[[agents.%s.grant]]\ngrant = %s\n", tomltext.Key(agent), tomltext.String(gr.String()))
 			if at := g.saved[agent+"\x00"+gr.String()]; !at.IsZero() {
 				fmt.Fprintf(&b, "saved = %s\n", at.UTC().Format(time.RFC3339))
 			}
@@ -199,38 +200,6 @@ func (g *Set) Marshal() []byte {
 		}
 	}
 	return []byte(b.String())
-}
-
-// tomlString quotes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, "\\u%04X", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// tomlKey quotes a key when it is not a bare TOML key.
-func tomlKey(k string) string {
-	for _, r := range k {
-		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return fmt.Sprintf("%q", k)
-		}
-	}
-	if k == "" {
-		return `""`
-	}
-	return k
 }
 
 // Update changes the grants file under a lock, so that two writers

@@ -86,14 +86,11 @@ func installCodex(path, bin string, timeout time.Duration, hardDeny []string) (E
 		before []string // the keys of agate's hooks before
 	)
 	edit, err := editFile(path, func(data []byte) ([]byte, bool, error) {
+		before = nil
 		if data != nil {
-			old, err := codexhooks.Inspect(data, source, nil)
-			if err != nil {
+			var err error
+			if before, err = codexhooks.Keys(data, source); err != nil {
 				return nil, false, err
-			}
-			before = before[:0]
-			for _, e := range old.Entries {
-				before = append(before, e.Key)
 			}
 		}
 		out, st, err := codexhooks.Install(data, source, cmd, codexSeconds(timeout), user)
@@ -150,13 +147,9 @@ func uninstallCodex(path string) (Edit, error) {
 		if data == nil {
 			return nil, false, nil
 		}
-		st, err := codexhooks.Inspect(data, source, nil)
-		if err != nil {
+		var err error
+		if keys, err = codexhooks.Keys(data, source); err != nil {
 			return nil, false, err
-		}
-		keys = keys[:0]
-		for _, e := range st.Entries {
-			keys = append(keys, e.Key)
 		}
 		return codexhooks.Uninstall(data, source)
 	})

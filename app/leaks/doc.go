@@ -13,7 +13,8 @@
 //     recording a leak and `agate keys rotated` with no daemon never lose
 //     each other's change, and a crash leaves the old file whole.
 //   - A secret seen again is one leak, counted; the record keeps at most
-//     MaxLeaks, dropping the one seen longest ago.
+//     1000, dropping the one seen longest ago (the audit log keeps every
+//     secret.leaked event).
 //   - A file that does not parse is an error naming it: a leak is never
 //     dropped silently, and Add refuses to write over it.
 package leaks

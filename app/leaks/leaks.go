@@ -20,8 +20,8 @@ import (
 // File is the record's name in the state folder.
 const File = "leaks.json"
 
-// MaxLeaks bounds how many leaks the record keeps.
-const MaxLeaks = 1000
+// maxLeaks bounds how many leaks the record keeps.
+const maxLeaks = 1000
 
 // maxFile bounds how much of the file is read.
 const maxFile = 4 << 20
@@ -125,8 +125,8 @@ func (r *Record) update(ctx context.Context, change func(*file) bool) error {
 		return nil
 	}
 	sortLeaks(f.Leaks)
-	if len(f.Leaks) > MaxLeaks {
-		f.Leaks = f.Leaks[:MaxLeaks]
+	if len(f.Leaks) > maxLeaks {
+		f.Leaks = f.Leaks[:maxLeaks]
 	}
 	if f.Leaks == nil {
 		f.Leaks = []api.Leak{}
@@ -196,10 +196,10 @@ func indexOf(ls []api.Leak, fp string) int {
 	return -1
 }
 
-// Matches reports whether which names l: its fingerprint (or the first 6
+// matches reports whether which names l: its fingerprint (or the first 6
 // or more digits of it), its name, or, for a key store secret, the key's
 // name alone ("openai" for "keystore:openai").
-func Matches(l *api.Leak, which string) bool {
+func matches(l *api.Leak, which string) bool {
 	which = strings.TrimSpace(which)
 	if which == "" {
 		return false
@@ -210,7 +210,7 @@ func Matches(l *api.Leak, which string) bool {
 	return l.Name != "" && (l.Name == which || l.Name == "keystore:"+which)
 }
 
-// Clear removes the leaks which names (see Matches): the secret was
+// Clear removes the leaks which names (see matches): the secret was
 // rotated. It returns what it removed; nothing removed is no error.
 func (r *Record) Clear(ctx context.Context, which string) ([]api.Leak, error) {
 	var cleared []api.Leak
@@ -218,7 +218,7 @@ func (r *Record) Clear(ctx context.Context, which string) ([]api.Leak, error) {
 		cleared = cleared[:0]
 		kept := f.Leaks[:0]
 		for _, l := range f.Leaks {
-			if Matches(&l, which) {
+			if matches(&l, which) {
 				cleared = append(cleared, l)
 				continue
 			}

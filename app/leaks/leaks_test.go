@@ -104,15 +104,15 @@ func TestRecordBounded(t *testing.T) {
 	r := Open(t.TempDir())
 	t0 := time.Now()
 	var seen []api.Leak
-	for i := range MaxLeaks + 5 {
+	for i := range maxLeaks + 5 {
 		seen = append(seen, Seen(strings.Repeat("0", 6)+time.Duration(i).String()+"xxxxxx", "k", "", "a", "", t0.Add(time.Duration(i)*time.Second)))
 	}
 	if _, err := r.Add(context.Background(), seen); err != nil {
 		t.Fatal(err)
 	}
 	ls, err := r.List()
-	if err != nil || len(ls) != MaxLeaks {
-		t.Fatalf("%d leaks kept, want %d: %v", len(ls), MaxLeaks, err)
+	if err != nil || len(ls) != maxLeaks {
+		t.Fatalf("%d leaks kept, want %d: %v", len(ls), maxLeaks, err)
 	}
 	if !ls[len(ls)-1].Last.Equal(t0.Add(5 * time.Second).UTC()) {
 		t.Errorf("the oldest kept was seen at %v: the five seen longest ago should be dropped", ls[len(ls)-1].Last)

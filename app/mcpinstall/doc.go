@@ -6,9 +6,11 @@
 // the client's own name for the server (so the policy's
 // mcp__KEY__TOOL is the name the client's hooks see), made a valid
 // server name where it is not. The original is the tail of the
-// rewritten args, so Uninstall gives back exactly the original command
-// and args; a server with no args gets none back. Nothing else in the
-// file changes: JSON files (with comments where the client allows
+// rewritten args, its command as it was written (its quotes and
+// escapes), so Uninstall gives the file back byte for byte: a server
+// with no args gets none back, one with an empty array (Claude Code
+// writes "args": []) gets it back, told apart by the space agate puts
+// after the '[' of the latter. Nothing else in the file changes: JSON files (with comments where the client allows
 // them) are edited through hujson's syntax tree, value by value;
 // Codex's config.toml is edited at the byte offsets of the two values
 // go-toml's parser reports. A server already rewritten is left as it

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"unicode/utf8"
 
 	"github.com/agatehq/agate/app/osutil"
 )
@@ -39,6 +40,10 @@ type Result struct {
 func Install(t Target, o Options) (Result, error) {
 	if !filepath.IsAbs(o.Agate) {
 		return Result{File: t.File}, fmt.Errorf("mcpinstall: the agate binary %q is not an absolute path", o.Agate)
+	}
+	if !utf8.ValidString(o.Agate) {
+		// Written into a config, it would name another file.
+		return Result{File: t.File}, fmt.Errorf("mcpinstall: the agate binary's path %q is not UTF-8", o.Agate)
 	}
 	return editTarget(t, o, false)
 }

@@ -173,10 +173,7 @@ func TestInstallRoundTrip(t *testing.T) {
 				t.Fatalf("uninstall: %+v %v", un, err)
 			}
 			back, _ := os.ReadFile(path)
-			if tt.target.Format == JSON && !bytes.Equal(back, orig) {
-				t.Errorf("uninstall did not give the file back:\n%s", back)
-			}
-			if tt.target.Format == TOML && string(back) != strings.Replace(string(orig), "command = 'uvx'", `command = "uvx"`, 1) {
+			if !bytes.Equal(back, orig) {
 				t.Errorf("uninstall did not give the file back:\n%s", back)
 			}
 			if tt.file == "settings.jsonc" {
@@ -280,7 +277,7 @@ func TestTargets(t *testing.T) {
 // FuzzEditJSON: whatever the file, an edit fails or gives a file that
 // Uninstall turns back into one whose servers run what they ran.
 func FuzzEditJSON(f *testing.F) {
-	for _, name := range []string{"claude.json", "settings.jsonc"} {
+	for _, name := range []string{"claude.json", "settings.jsonc", "roundtrip/claude-code.json", "roundtrip/vscode-mcp.json"} {
 		b, _ := os.ReadFile(filepath.Join("testdata", name))
 		f.Add(b)
 	}
@@ -294,6 +291,9 @@ func FuzzEditJSON(f *testing.F) {
 		back, _, err := editJSON(out, tg, Options{}, true)
 		if err != nil {
 			t.Fatalf("uninstall of an install failed: %v", err)
+		}
+		if fresh(res) && !bytes.Equal(back, data) {
+			t.Fatalf("uninstall of an install is not the file:\n%s\nwas:\n%s", back, data)
 		}
 		for _, s := range res.Rewritten {
 			if s.Where != "mcpServers" {
@@ -329,8 +329,11 @@ func FuzzEditJSON(f *testing.F) {
 
 // FuzzEditTOML: as FuzzEditJSON, for Codex's config.
 func FuzzEditTOML(f *testing.F) {
-	b, _ := os.ReadFile(filepath.Join("testdata", "config.toml"))
-	f.Add(b)
+	for _, name := range []string{"config.toml", "roundtrip/codex-config.toml", "roundtrip/codex-dotted.toml",
+		"roundtrip/codex-top-dotted.toml", "roundtrip/codex-crlf.toml", "roundtrip/codex-no-newline.toml"} {
+		b, _ := os.ReadFile(filepath.Join("testdata", name))
+		f.Add(b)
+	}
 	f.Add([]byte("[mcp_servers.a]\ncommand = \"x\""))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tg := Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}}
@@ -341,6 +344,9 @@ func FuzzEditTOML(f *testing.F) {
 		back, _, err := editTOML(out, tg, Options{}, true)
 		if err != nil {
 			t.Fatalf("uninstall of an install failed: %v\n%s", err, out)
+		}
+		if fresh(res) && !bytes.Equal(back, data) {
+			t.Fatalf("uninstall of an install is not the file:\n%q\nwas:\n%q", back, data)
 		}
 		var doc map[string]any
 		if _, err := toml.Decode(string(back), &doc); err != nil {
@@ -356,6 +362,17 @@ func FuzzEditTOML(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fresh reports whether an install wrapped every server it rewrote for
+// the first time: its uninstall must give the file back byte for byte.
+func fresh(res Result) bool {
+	for _, s := range res.Rewritten {
+		if _, _, ok := unwrap(s.Command, s.Args); ok {
+			return false
+		}
+	}
+	return len(res.Proxied) == 0
 }
 
 // original is what a server ran before any agate: what it ran, or, when

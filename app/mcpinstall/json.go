@@ -159,10 +159,21 @@ func editServer(obj *hujson.Object, s Server, o Options, undo bool, res *Result)
 	default:
 		newCmd, newArgs = wrap(o.Agate, s.Name, s.Command, s.Args)
 	}
-	obj.Members[cmd].Value.Value = hujson.String(newCmd)
+	// The command keeps its text as written (its escapes) on the way
+	// into agate's args and back out of them.
+	var cmdText hujson.ValueTrimmed = hujson.String(newCmd)
+	if n := len(s.Args) - len(newArgs); undo && args >= 0 && n >= 1 && n <= len(s.Args) {
+		cmdText = obj.Members[args].Value.Value.(*hujson.Array).Elements[n-1].Value
+	}
+	obj.Members[cmd].Value.Value = cmdText
 	switch {
 	case args >= 0 && undo && len(newArgs) == 0:
-		removeMember(obj, args)
+		arr := obj.Members[args].Value.Value.(*hujson.Array)
+		if len(arr.Elements) > 0 && string(arr.Elements[0].BeforeExtra) == " " {
+			arr.Elements = nil // it was [] (see below)
+		} else {
+			removeMember(obj, args) // the member agate added
+		}
 	case args >= 0 && undo:
 		arr := obj.Members[args].Value.Value.(*hujson.Array)
 		unprefix(arr, len(s.Args)-len(newArgs))
@@ -170,9 +181,22 @@ func editServer(obj *hujson.Object, s Server, o Options, undo bool, res *Result)
 		arr := obj.Members[args].Value.Value.(*hujson.Array)
 		prefix(arr, newArgs[:len(newArgs)-len(s.Args)])
 	case args >= 0:
-		obj.Members[args].Value.Value = stringList(newArgs)
+		// An empty array: agate's args go in it after a space, which
+		// tells Uninstall to give back [] rather than no args (Claude
+		// Code writes "args": [] for a server without any).
+		arr := obj.Members[args].Value.Value.(*hujson.Array)
+		arr.Elements = stringList(newArgs).(*hujson.Array).Elements
+		arr.Elements[0].BeforeExtra = hujson.Extra(" ")
 	case len(newArgs) > 0:
 		insertAfter(obj, cmd, "args", stringList(newArgs))
+	}
+	if !undo {
+		for _, m := range obj.Members {
+			if arr, ok := m.Value.Value.(*hujson.Array); ok && literalString(m.Name) == "args" && len(arr.Elements) > 5 {
+				// After "mcp", "run", "--name", NAME, "--".
+				arr.Elements[5].Value = hujson.Literal(bytes.Clone(lit))
+			}
+		}
 	}
 	s.Now = append([]string{newCmd}, newArgs...)
 	res.Rewritten = append(res.Rewritten, s)

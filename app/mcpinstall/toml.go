@@ -9,12 +9,15 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/agatehq/agate/app/tomltext"
 )
 
 // Codex's config.toml is edited where go-toml's parser says the values
 // are: only the text of a server's command and args changes (an args
-// line is added after the command's when there was none, and removed
-// again when Uninstall gives back none). github.com/pelletier/go-toml/
+// line, with the command's dotted key before it, is added after the
+// command's when there was none, and removed again when Uninstall gives
+// back none). github.com/pelletier/go-toml/
 // v2/unstable promises no stable API: go.mod pins its version, and the
 // tests and the fuzz test are what a bump must pass.
 
@@ -22,7 +25,16 @@ import (
 type tomlEntry struct {
 	start, end       int // its line(s), the last newline included
 	valStart, valEnd int // the value's text
+	// prefix is the text of the key before its last part: "inner." for
+	// inner.command, "" for command.
+	prefix string
+	// elems are where an array value's elements are, as written (a
+	// literal string stays one), nil for another value.
+	elems []span
 }
+
+// span is a range of the text.
+type span struct{ start, end int }
 
 // scanTOMLEntries returns where each key-value of data is, by its whole
 // path (the table's path, then the key's); inline tables and arrays of
@@ -42,14 +54,31 @@ func scanTOMLEntries(data []byte) (map[string]tomlEntry, error) {
 			if arrayTable {
 				continue
 			}
-			key, last := keyPath(e.Key()), keyEnd(e.Key())
+			key, first, lastStart, last := keyPath(e.Key()), -1, 0, 0
+			for it := e.Key(); it.Next(); {
+				k := it.Node()
+				if first < 0 {
+					first = int(k.Raw.Offset)
+				}
+				lastStart, last = int(k.Raw.Offset), int(k.Raw.Offset+k.Raw.Length)
+			}
 			end := int(e.Raw.Offset + e.Raw.Length)
 			vs := last
 			for vs < end && (data[vs] == ' ' || data[vs] == '\t' || data[vs] == '=') {
 				vs++
 			}
+			te := tomlEntry{start: bytes.LastIndexByte(data[:vs], '\n') + 1, end: lineEnd(data, end), valStart: vs, valEnd: end,
+				prefix: string(data[first:lastStart])}
+			if v := e.Value(); v.Kind == unstable.Array {
+				te.elems = []span{}
+				for it := v.Children(); it.Next(); {
+					if c := it.Node(); c.Kind != unstable.Comment {
+						te.elems = append(te.elems, span{int(c.Raw.Offset), int(c.Raw.Offset + c.Raw.Length)})
+					}
+				}
+			}
 			path := strings.Join(append(append([]string{}, table...), key...), "\x00")
-			out[path] = tomlEntry{start: bytes.LastIndexByte(data[:vs], '\n') + 1, end: lineEnd(data, end), valStart: vs, valEnd: end}
+			out[path] = te
 		}
 	}
 	if err := p.Error(); err != nil {
@@ -64,15 +93,6 @@ func keyPath(it unstable.Iterator) []string {
 		path = append(path, string(it.Node().Data))
 	}
 	return path
-}
-
-func keyEnd(it unstable.Iterator) int {
-	last := 0
-	for it.Next() {
-		k := it.Node()
-		last = int(k.Raw.Offset + k.Raw.Length)
-	}
-	return last
 }
 
 func lineEnd(data []byte, i int) int {
@@ -152,12 +172,10 @@ func editTOML(data []byte, t Target, o Options, undo bool) ([]byte, Result, erro
 			continue
 		}
 		origCmd, origArgs, wrapped := unwrap(s.Command, s.Args)
-		var newCmd string
-		var newArgs []string
 		switch {
 		case !undo && wrapped && s.Command != o.Agate:
 			// Through another agate binary (moved, reinstalled): this one.
-			splices = append(splices, splice{ce.valStart, ce.valEnd, tomlString(o.Agate)})
+			splices = append(splices, splice{ce.valStart, ce.valEnd, tomltext.String(o.Agate)})
 			s.Now = append([]string{o.Agate}, s.Args...)
 			res.Rewritten = append(res.Rewritten, s)
 			continue
@@ -165,32 +183,13 @@ func editTOML(data []byte, t Target, o Options, undo bool) ([]byte, Result, erro
 			res.Proxied = append(res.Proxied, s)
 			continue
 		case undo:
-			newCmd, newArgs = origCmd, origArgs
+			splices = append(splices, unwrapSplices(data, ce, ae, hasArgs, s.Args, origCmd, origArgs)...)
+			s.Now = append([]string{origCmd}, origArgs...)
 		default:
-			newCmd, newArgs = wrap(o.Agate, s.Name, s.Command, s.Args)
+			splices = append(splices, wrapSplices(data, ce, ae, hasArgs, o.Agate, s.Name)...)
+			_, args := wrap(o.Agate, s.Name, s.Command, s.Args)
+			s.Now = append([]string{o.Agate}, args...)
 		}
-		splices = append(splices, splice{ce.valStart, ce.valEnd, tomlString(newCmd)})
-		switch {
-		case hasArgs && undo && len(newArgs) == 0:
-			splices = append(splices, splice{ae.start, ae.end, ""})
-		case hasArgs:
-			splices = append(splices, argsSplice(data, ae, s.Args, newArgs, undo))
-		case len(newArgs) > 0:
-			indent := "" // the command line's
-			for i := ce.start; i < len(data) && (data[i] == ' ' || data[i] == '\t'); i++ {
-				indent += string(data[i])
-			}
-			nl := "\n"
-			if bytes.Contains(data, []byte("\r\n")) {
-				nl = "\r\n"
-			}
-			line := indent + "args = " + tomlList(newArgs) + nl
-			if ce.end == len(data) && !bytes.HasSuffix(data, []byte("\n")) {
-				line = nl + indent + "args = " + tomlList(newArgs)
-			}
-			splices = append(splices, splice{ce.end, ce.end, line})
-		}
-		s.Now = append([]string{newCmd}, newArgs...)
 		res.Rewritten = append(res.Rewritten, s)
 	}
 	sort.Slice(splices, func(i, j int) bool { return splices[i].start > splices[j].start })
@@ -225,64 +224,76 @@ func anyStrings(v any) []string {
 	return out
 }
 
-// argsSplice changes an args array's text from old to new. Where one
-// is the other with elements put before it (Install) or taken from its
-// start (Uninstall), only those elements' text changes, after the '[':
-// the rest of the array, its layout and its comments stay. Else the
-// whole value is written anew.
-func argsSplice(data []byte, e tomlEntry, old, new []string, undo bool) splice {
-	whole := splice{e.valStart, e.valEnd, tomlList(new)}
-	text := string(data[e.valStart:e.valEnd])
-	if !strings.HasPrefix(text, "[") {
-		return whole
-	}
-	var added []string
+// wrapSplices rewrite one server to run through agate as name: the
+// command becomes agate, and agate's args go before the server's own,
+// right after the '[', the original command among them as it was
+// written (a literal string stays one). A server with no args gets an
+// args line after its command's; one with an empty array gets agate's
+// args in it after a space, so that Uninstall can tell the two apart.
+func wrapSplices(data []byte, ce, ae tomlEntry, hasArgs bool, agate, name string) []splice {
+	head := tomlList([]string{"mcp", "run", "--name", name, "--"})
+	head = head[1:len(head)-1] + ", " + string(data[ce.valStart:ce.valEnd])
+	out := []splice{{ce.valStart, ce.valEnd, tomltext.String(agate)}}
 	switch {
-	case !undo && len(old) > 0 && len(new) > len(old):
-		added = new[:len(new)-len(old)]
-	case undo && len(new) > 0 && len(old) > len(new):
-		added = old[:len(old)-len(new)]
-	default:
-		return whole
+	case hasArgs && len(ae.elems) > 0:
+		return append(out, splice{ae.valStart + 1, ae.valStart + 1, head + ", "})
+	case hasArgs:
+		return append(out, splice{ae.valStart + 1, ae.valStart + 1, " " + head})
 	}
-	parts := make([]string, len(added))
-	for i, a := range added {
-		parts[i] = tomlString(a)
+	indent := "" // the command line's
+	for i := ce.start; i < len(data) && (data[i] == ' ' || data[i] == '\t'); i++ {
+		indent += string(data[i])
 	}
-	pre := strings.Join(parts, ", ") + ", "
-	if !undo {
-		return splice{e.valStart + 1, e.valStart + 1, pre}
+	nl := "\n"
+	if bytes.Contains(data, []byte("\r\n")) {
+		nl = "\r\n"
 	}
-	if strings.HasPrefix(text[1:], pre) {
-		return splice{e.valStart + 1, e.valStart + 1 + len(pre), ""}
+	line := indent + ce.prefix + "args = [" + head + "]"
+	if ce.end == len(data) && !bytes.HasSuffix(data, []byte("\n")) {
+		return append(out, splice{ce.end, ce.end, nl + line})
 	}
-	return whole
+	return append(out, splice{ce.end, ce.end, line + nl})
 }
 
-// tomlString is s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
+// unwrapSplices undo wrapSplices for a server whose args are args: the
+// command and args before agate's. Where the text is not as
+// wrapSplices left it (edited since by hand), the command and the args
+// are written anew.
+func unwrapSplices(data []byte, ce, ae tomlEntry, hasArgs bool, args []string, cmd string, rest []string) []splice {
+	n := len(args) - len(rest) // agate's args and the command
+	cmdText := tomltext.String(cmd)
+	exact := hasArgs && len(ae.elems) == len(args) && n >= 1 && data[ae.valStart] == '['
+	if exact {
+		cmdText = string(data[ae.elems[n-1].start:ae.elems[n-1].end])
 	}
-	b.WriteByte('"')
-	return b.String()
+	out := []splice{{ce.valStart, ce.valEnd, cmdText}}
+	after := ae.valStart + 1
+	switch {
+	case exact && len(rest) > 0 && ae.elems[0].start == after && bytes.HasPrefix(data[ae.elems[n-1].end:], []byte(", ")):
+		return append(out, splice{after, ae.elems[n-1].end + 2, ""})
+	case exact && len(rest) == 0 && ae.elems[0].start == after+1 && data[after] == ' ':
+		return append(out, splice{after, ae.elems[n-1].end, ""}) // it was []
+	case hasArgs && len(rest) == 0:
+		// The line agate added, and the newline it put before it at
+		// the end of a file that has none.
+		start := ae.start
+		if ae.end == len(data) && !bytes.HasSuffix(data, []byte("\n")) && start > 0 {
+			start--
+			if start > 0 && data[start-1] == '\r' {
+				start--
+			}
+		}
+		return append(out, splice{start, ae.end, ""})
+	case hasArgs:
+		return append(out, splice{ae.valStart, ae.valEnd, tomlList(rest)})
+	}
+	return out
 }
 
 func tomlList(list []string) string {
 	parts := make([]string, len(list))
 	for i, s := range list {
-		parts[i] = tomlString(s)
+		parts[i] = tomltext.String(s)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }

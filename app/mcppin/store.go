@@ -40,18 +40,15 @@ func Open(dir string) *Store {
 	return &Store{dir: dir, cache: map[string]map[string]mcp.ToolDef{}}
 }
 
-// Dir is the folder of the store's files.
-func (s *Store) Dir() string { return s.dir }
-
 // file is the shape of one server's pin file.
 type file struct {
 	Server string                 `json:"server"`
 	Tools  map[string]mcp.ToolDef `json:"tools"`
 }
 
-// Verify checks that d's Hash is that of its fields, and returns d as
+// verify checks that d's Hash is that of its fields, and returns d as
 // ParseToolDef reads it (canonical members).
-func Verify(d mcp.ToolDef) (mcp.ToolDef, error) {
+func verify(d mcp.ToolDef) (mcp.ToolDef, error) {
 	raw, err := json.Marshal(d)
 	if err != nil {
 		return mcp.ToolDef{}, fmt.Errorf("%w: %v", ErrBadDefinition, err)
@@ -95,7 +92,7 @@ func (s *Store) load(server string) (map[string]mcp.ToolDef, error) {
 	}
 	pins := map[string]mcp.ToolDef{}
 	for name, d := range f.Tools {
-		v, err := Verify(d)
+		v, err := verify(d)
 		if err != nil || v.Name != name {
 			return nil, fmt.Errorf("mcppin: %s: tool %q: a pin that is not what it hashes", path, name)
 		}
@@ -128,7 +125,7 @@ func (s *Store) save(server string, pins map[string]mcp.ToolDef) error {
 func (s *Store) Pin(server string, tools []mcp.ToolDef) ([]mcp.ToolChange, error) {
 	checked := make([]mcp.ToolDef, 0, len(tools))
 	for _, t := range tools {
-		v, err := Verify(t)
+		v, err := verify(t)
 		if err != nil {
 			return nil, err
 		}
@@ -199,7 +196,7 @@ func (s *Store) Check(server string, d mcp.ToolDef) (*mcp.ToolChange, error) {
 // Approve pins d for server in place of what was pinned: a person
 // allowed a call of it, told what changed.
 func (s *Store) Approve(server string, d mcp.ToolDef) error {
-	v, err := Verify(d)
+	v, err := verify(d)
 	if err != nil {
 		return err
 	}
@@ -238,13 +235,6 @@ func (s *Store) Pinned(server, tool string) (mcp.ToolDef, bool, error) {
 
 func change(old, new mcp.ToolDef) mcp.ToolChange {
 	return mcp.ToolChange{Tool: new.Name, OldHash: old.Hash, NewHash: new.Hash, Fields: mcp.ChangedFields(old, new)}
-}
-
-// Forget drops the cached pins, so the next use reads the files again.
-func (s *Store) Forget() {
-	s.mu.Lock()
-	s.cache = map[string]map[string]mcp.ToolDef{}
-	s.mu.Unlock()
 }
 
 // equalDefs reports whether two definitions are the same, field by

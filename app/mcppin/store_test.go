@@ -117,7 +117,7 @@ func FuzzPinFile(f *testing.F) {
 			return
 		}
 		for name, d := range pins {
-			if v, err := Verify(d); err != nil || v.Name != name {
+			if v, err := verify(d); err != nil || v.Name != name {
 				t.Fatalf("pin %q is not what it hashes: %v", name, err)
 			}
 		}

@@ -2,12 +2,14 @@ package osutil
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // ReadRegular reads the regular file at path, at most max bytes, and its
@@ -54,15 +56,33 @@ type Edited struct {
 // MCP client's config) in place: edit gets its content (nil when there is
 // no file, as ReadRegular reads it, at most max bytes) and returns the new
 // content and whether it changed. A link at path is edited where it
-// points. If the file changes while edit runs (its program saving it),
-// EditFile starts over from the new content, three times at most. A file
+// points; a link that leads nowhere is an error, not replaced. If the
+// file changes while edit runs (its program saving it), EditFile starts
+// over from the new content, three times at most. A file
 // that was there is backed up (Backup) before it is replaced atomically
-// (WriteFile), its mode kept. An error of edit is returned naming path.
+// (WriteFile), its mode kept. Edits by other agate processes wait for
+// each other (a lock on the file's folder, where the OS has one). An
+// error of edit is returned naming path.
 func EditFile(path string, max int64, edit func(data []byte) ([]byte, bool, error)) (Edited, error) {
 	res := Edited{Target: path}
 	if r, err := filepath.EvalSymlinks(path); err == nil {
 		res.Target = r
+	} else if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+		// A link to nothing (or through a loop): a file written here
+		// would replace the person's link.
+		return res, fmt.Errorf("%s is a link that leads nowhere (%v): not replacing it", path, err)
 	}
+	// Another agate editing the file at once (hooks install and mcp
+	// install both edit Codex's config.toml) waits: the check below
+	// catches a program that saves meanwhile, not the moment between
+	// the check and the rename.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	unlock, err := lockDir(ctx, filepath.Dir(res.Target))
+	cancel()
+	if err != nil {
+		return res, fmt.Errorf("lock %s: %w", filepath.Dir(res.Target), err)
+	}
+	defer unlock()
 	for attempt := 0; ; attempt++ {
 		data, mode, err := ReadRegular(res.Target, max)
 		if err != nil {

@@ -1,9 +1,12 @@
 package osutil
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -98,4 +101,56 @@ func TestEditFile(t *testing.T) {
 			t.Errorf("too big: %v", err)
 		}
 	})
+}
+
+// TestEditFileConcurrent: edits of one file at once (two agate commands
+// installing into the same config) all land: none is lost to another's
+// write.
+func TestEditFileConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(path, []byte("# start\n"), 0o600)
+	const workers, each = 6, 15
+	errs := make(chan error, workers*each)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				line := fmt.Sprintf("w%d = %d\n", w, i)
+				_, err := EditFile(path, 1<<20, func(data []byte) ([]byte, bool, error) {
+					return append(bytes.Clone(data), line...), true, nil
+				})
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(path)
+	if got := strings.Count(string(b), "\n"); got != 1+workers*each {
+		t.Errorf("%d lines, want %d: edits were lost", got, 1+workers*each)
+	}
+}
+
+// TestEditFileDanglingLink: a link to a file that is not there (a
+// dotfiles checkout not made yet) is not replaced by a file of agate's.
+func TestEditFileDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "config.toml")
+	if err := os.Symlink(filepath.Join(dir, "dotfiles", "config.toml"), link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := EditFile(link, 1<<20, func([]byte) ([]byte, bool, error) { return []byte("x = 1\n"), true, nil })
+	if err == nil {
+		t.Error("wrote over a dangling link")
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is gone: %v", err)
+	}
 }

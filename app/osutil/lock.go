@@ -2,7 +2,9 @@ package osutil
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -22,6 +24,29 @@ func Lock(ctx context.Context, path string) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	return lockOpen(ctx, f)
+}
+
+// lockDir takes an exclusive advisory lock on the folder dir itself, so
+// that no lock file is left in a folder that is another program's. Where
+// a folder cannot be locked (Windows), or dir is not there yet, it locks
+// nothing.
+func lockDir(ctx context.Context, dir string) (unlock func(), err error) {
+	if !canLockDir {
+		return func() {}, nil
+	}
+	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return func() {}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return lockOpen(ctx, f)
+}
+
+// lockOpen locks f, polling until ctx ends; it closes f when it fails.
+func lockOpen(ctx context.Context, f *os.File) (unlock func(), err error) {
 	wait := time.Millisecond
 	for {
 		held, err := tryLock(f)

@@ -15,3 +15,6 @@ func tryLock(*os.File) (bool, error) {
 
 // unlockFile does nothing here.
 func unlockFile(*os.File) {}
+
+// canLockDir says whether lockDir can lock a folder here.
+const canLockDir = false

@@ -21,3 +21,6 @@ func tryLock(f *os.File) (held bool, err error) {
 
 // unlockFile releases the lock tryLock took.
 func unlockFile(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_UN) }
+
+// canLockDir says whether lockDir can lock a folder here.
+const canLockDir = true
