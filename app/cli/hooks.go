@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agatehq/agate/app/codexrules"
 	"github.com/agatehq/agate/app/config"
 	"github.com/agatehq/agate/app/hook"
 	"github.com/agatehq/agate/app/hooksettings"
@@ -76,6 +77,11 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 			}
 			if edit.Rules != "" {
 				fmt.Fprintf(e.Stdout, "removed agate's Codex rules %s\n", edit.Rules)
+				if paths, err := cf.paths(); err == nil {
+					if err := codexrules.Forget(paths.State, edit.Rules); err != nil {
+						fmt.Fprintf(e.Stderr, "agate: %v\n", err)
+					}
+				}
 			}
 			if agent == hook.Codex {
 				for _, en := range hooksettings.Status(agent, file).Entries {
@@ -115,6 +121,13 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 		hooksettings.InstallOptions{Socket: paths.Socket, Config: paths.Config, User: hooksettings.IsUser(agent, file), HardDeny: cfg.Auto.HardDeny})
 	if err != nil {
 		return err
+	}
+	if edit.Rules != "" {
+		// The daemon keeps this file in step with the config, whatever
+		// CODEX_HOME its own environment names.
+		if err := codexrules.Record(paths.State, edit.Rules); err != nil {
+			fmt.Fprintf(e.Stderr, "agate: %v: the daemon will not update %s when hard_deny changes\n", err, edit.Rules)
+		}
 	}
 	switch {
 	case !edit.Changed:

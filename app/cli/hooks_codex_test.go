@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agatehq/agate/app/codexrules"
 )
 
 // TestHooksCodexCLI: `agate hooks install codex` writes the hooks, their
@@ -37,6 +40,11 @@ func TestHooksCodexCLI(t *testing.T) {
 	rules, err := os.ReadFile(filepath.Join(codexHome, "rules", "agate.rules"))
 	if err != nil || !strings.Contains(string(rules), `"terraform", "destroy"`) || !strings.Contains(string(rules), "*sudo*") {
 		t.Fatalf("rules (%v):\n%s", err, rules)
+	}
+	state := os.Getenv("AGATE_STATE_DIR")
+	rulesPath := filepath.Join(codexHome, "rules", "agate.rules")
+	if rec, err := codexrules.Recorded(state); err != nil || !slices.Equal(rec, []string{rulesPath}) {
+		t.Errorf("recorded rules %q, %v (state %q)", rec, err, state)
 	}
 	code, stdout, _ = runHooks(t, "status")
 	if code != 0 || !strings.Contains(stdout, "PreToolUse (*) -> "+w.bin+" (ok, trusted)") ||
@@ -72,6 +80,9 @@ func TestHooksCodexCLI(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(codexHome, "rules", "agate.rules")); err == nil {
 		t.Error("the rules file is still there")
+	}
+	if rec, _ := codexrules.Recorded(state); len(rec) != 0 {
+		t.Errorf("still recorded after uninstall: %q", rec)
 	}
 }
 

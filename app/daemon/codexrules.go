@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"slices"
+
 	"github.com/agatehq/agate/app/codexrules"
 	"github.com/agatehq/agate/policy"
 )
@@ -13,16 +15,30 @@ func (d *Daemon) syncCodexRules(cfg *policy.Config) {
 	if cfg == nil {
 		return
 	}
-	path, err := codexrules.DefaultPath()
-	if err != nil {
-		d.logger.Printf("codex rules: not kept in step with the config: %v", err)
-		return
-	}
-	changed, err := codexrules.Sync(path, codexrules.Render(codexrules.FromConfig(cfg.Auto.HardDeny)))
-	switch {
-	case err != nil:
+	var paths []string
+	if p, err := codexrules.DefaultPath(); err == nil {
+		paths = append(paths, p)
+	} else {
 		d.logger.Printf("codex rules: %v", err)
-	case changed:
-		d.logger.Printf("codex rules: %s follows the config", path)
+	}
+	// Where `agate hooks install codex` wrote them, under any CODEX_HOME.
+	recorded, err := codexrules.Recorded(d.paths.State)
+	if err != nil {
+		d.logger.Printf("codex rules: %v", err)
+	}
+	for _, p := range recorded {
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	data := codexrules.Render(codexrules.FromConfig(cfg.Auto.HardDeny))
+	for _, path := range paths {
+		changed, err := codexrules.Sync(path, data)
+		switch {
+		case err != nil:
+			d.logger.Printf("codex rules: %v", err)
+		case changed:
+			d.logger.Printf("codex rules: %s follows the config", path)
+		}
 	}
 }

@@ -62,3 +62,22 @@ func TestRulesForCodexNoFolder(t *testing.T) {
 		t.Errorf("nothing logged: %q", buf.String())
 	}
 }
+
+// TestRulesForCodexRecorded: rules installed under another CODEX_HOME
+// than the daemon's environment names (recorded in the state folder by
+// `agate hooks install codex`) follow the config too.
+func TestRulesForCodexRecorded(t *testing.T) {
+	t.Setenv("CODEX_HOME", t.TempDir()) // the daemon's: no rules there
+	elsewhere := codexrules.Path(t.TempDir())
+	if _, err := codexrules.Write(elsewhere, codexrules.Render(codexrules.FromConfig(nil))); err != nil {
+		t.Fatal(err)
+	}
+	p := apptest.Paths(t, "[auto]\nhard_deny = [\"bash terraform destroy*\"]\n")
+	if err := codexrules.Record(p.State, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	startDaemon(t, p)
+	if data, _ := os.ReadFile(elsewhere); !strings.Contains(string(data), `"terraform", "destroy"`) {
+		t.Fatalf("recorded rules not synced at start:\n%s", data)
+	}
+}
