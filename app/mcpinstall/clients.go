@@ -103,6 +103,10 @@ func Targets(client, home, project string, env func(string) string) ([]Target, e
 		dir := env("CODEX_HOME")
 		if dir == "" {
 			dir = filepath.Join(home, ".codex")
+		} else if abs, err := filepath.Abs(dir); err != nil {
+			return nil, fmt.Errorf("CODEX_HOME %q: %w", dir, err)
+		} else {
+			dir = abs // as Codex and agate's hooks read it
 		}
 		return []Target{{Client: client, File: filepath.Join(dir, "config.toml"), Format: TOML, Roots: [][]string{{"mcp_servers"}}}}, nil
 	}

@@ -272,6 +272,14 @@ func TestTargets(t *testing.T) {
 	if _, err := Targets("emacs", "/h", "", env); err == nil {
 		t.Error("an unknown client")
 	}
+	// A relative CODEX_HOME is taken from the current folder, as Codex
+	// takes it.
+	t.Chdir(t.TempDir())
+	wd, _ := os.Getwd()
+	rel := func(k string) string { return map[string]string{"CODEX_HOME": "cx"}[k] }
+	if ts, err := Targets(Codex, "/h", "", rel); err != nil || len(ts) != 1 || ts[0].File != filepath.Join(wd, "cx", "config.toml") {
+		t.Errorf("relative CODEX_HOME: %+v %v", ts, err)
+	}
 }
 
 // FuzzEditJSON: whatever the file, an edit fails or gives a file that
