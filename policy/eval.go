@@ -623,7 +623,15 @@ func (p *Policy) analyse(r *Request) *call {
 	collectStrings(r.Args, &c.strs, 0)
 
 	for _, name := range c.t.paths {
-		for _, s := range argStrings(r.Args[name]) {
+		strs, ok := argStrings(r.Args[name])
+		if !ok {
+			// A path argument that is not a string, nor a list of
+			// strings: a server that takes it anyway reads or writes
+			// where agate cannot say.
+			c.risks = c.risks.With(Unknown)
+			c.effects = append(c.effects, Effect{Kind: EffUnknown, What: fmt.Sprintf("%s with a %s argument that is not a path", c.t.name, name)})
+		}
+		for _, s := range strs {
 			if s == "" {
 				continue
 			}
@@ -864,21 +872,27 @@ func collectStrings(v any, out *[]string, depth int) {
 	}
 }
 
-// argStrings returns a path argument's strings: one, or a list.
-func argStrings(v any) []string {
+// argStrings returns a path argument's strings: one, or a list. ok is
+// false when v is there but is neither a string nor a list of strings
+// (absent or null is no path, and ok).
+func argStrings(v any) (strs []string, ok bool) {
 	switch v := v.(type) {
+	case nil:
+		return nil, true
 	case string:
-		return []string{v}
+		return []string{v}, true
 	case []any:
-		var out []string
+		out := make([]string, 0, len(v))
 		for _, e := range v {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
+			s, isStr := e.(string)
+			if !isStr {
+				return out, false
 			}
+			out = append(out, s)
 		}
-		return out
+		return out, true
 	}
-	return nil
+	return nil, false
 }
 
 // findURLs returns the URLs in s. When bare is set, s is a URL argument
