@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agatehq/agate/app/strictjson"
@@ -37,6 +38,8 @@ func (p *proxy) fromClient(line []byte) {
 		return
 	}
 	switch {
+	case m.method != "tools/call" && callLike(m.method):
+		p.reply(errorResponse(validID(m.id), codeInvalidRequest, fmt.Sprintf("agate refused the method %q: a tools/call is spelled so", m.method)))
 	case m.method != "" && m.has("id"):
 		p.clientRequest(m, line)
 	case m.method == "tools/call":
@@ -50,6 +53,16 @@ func (p *proxy) fromClient(line []byte) {
 	default:
 		p.reply(errorResponse(validID(m.id), codeInvalidRequest, "invalid request: neither a request, a notification nor a response"))
 	}
+}
+
+// callLike reports whether method is "tools/call" but for case, space,
+// control or invisible characters around it: a server that matched
+// methods loosely would run such a call, which agate has not decided.
+func callLike(method string) bool {
+	trimmed := strings.TrimFunc(method, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || Invisible(r)
+	})
+	return strings.EqualFold(trimmed, "tools/call")
 }
 
 // validID is id when it is a string or a number, else nil.

@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 			ignoreEOF: os.Getenv("AGATE_FAKE_IGNORE_EOF") == "1",
 			normalize: os.Getenv("AGATE_FAKE_NORMALIZE") == "1",
 			garbage:   os.Getenv("AGATE_FAKE_GARBAGE") == "1",
+			oddTool:   os.Getenv("AGATE_FAKE_ODD_TOOL") == "1",
 		}
 		cfg.version, _ = strconv.Atoi(os.Getenv("AGATE_FAKE_VERSION"))
 		fakeServer(cfg, os.Stdin, os.Stdout)
@@ -36,6 +37,7 @@ type fakeConfig struct {
 	normalize bool // write ids as decoded and encoded again (1.0 → 1)
 	garbage   bool // write a line that is not JSON first
 	version   int  // the tools' definitions: 0, or 1 after "mutate"
+	oddTool   bool // list a tool agate cannot read ("title" a number) on the first page
 }
 
 // The fake server's tools; the descriptions carry a control token and a
@@ -163,6 +165,10 @@ func (s *fakeServerState) handle(line []byte) {
 		tools := fakeToolList(s.cfg.version)
 		s.mu.Unlock()
 		half := len(tools) / 2
+		if s.cfg.oddTool {
+			tools = append([]map[string]any{{"name": "odd", "title": 7, "description": "a lax client takes me"}}, tools...)
+			half++
+		}
 		if p.Cursor == "" {
 			s.result(m.ID, map[string]any{"tools": tools[:half], "nextCursor": "page2"})
 		} else {

@@ -222,10 +222,12 @@ func (p *proxy) answerList(r *request, m *message) {
 		}
 		json.Unmarshal(m.members["result"], &page)
 		defs := make([]ToolDef, 0, len(page.Tools))
-		for _, t := range page.Tools {
+		unread := map[int]bool{}
+		for i, t := range page.Tools {
 			d, err := ParseToolDef(t)
 			if err != nil {
-				p.logf("tools/list: %v", err)
+				p.logf("tools/list: tool %s left out of the list the client gets, as agate cannot pin it: %v", rawName(t), err)
+				unread[i] = true
 				continue
 			}
 			defs = append(defs, d)
@@ -242,6 +244,9 @@ func (p *proxy) answerList(r *request, m *message) {
 			}
 		}
 		if res, ok := result.(map[string]any); ok {
+			if len(unread) > 0 {
+				res["tools"] = withoutIndexes(res["tools"], unread, len(page.Tools))
+			}
 			res["tools"] = c.cleanDescriptions(res["tools"])
 		}
 	}
@@ -260,4 +265,32 @@ func (p *proxy) answerContent(r *request, m *message) {
 		result = c.cleanContent(result)
 	}
 	p.answer(r, result, errObj)
+}
+
+// withoutIndexes returns the list tools without the elements at drop: a
+// listing's tools agate could not read, so could not pin, which the
+// client must not be shown (it would call them with no definition to
+// check). A list that is not the one of n tools read is replaced by an
+// empty one.
+func withoutIndexes(tools any, drop map[int]bool, n int) any {
+	list, ok := tools.([]any)
+	if !ok || len(list) != n {
+		return []any{}
+	}
+	out := make([]any, 0, len(list))
+	for i, t := range list {
+		if !drop[i] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// rawName is a listed tool's name as the server wrote it, for a message.
+func rawName(tool json.RawMessage) string {
+	var t map[string]json.RawMessage
+	if json.Unmarshal(tool, &t) != nil || t["name"] == nil {
+		return "(with no name)"
+	}
+	return string(t["name"])
 }

@@ -1,0 +1,76 @@
+package mcp_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMethodVariantsRefused: a tools/call spelled in another case, or
+// with space around it, is refused, never passed on as some other
+// method: a server that matches methods loosely would run it undecided.
+func TestMethodVariantsRefused(t *testing.T) {
+	h := start(t, nil, nil)
+	h.initialize()
+	for i, method := range []string{"Tools/call", "TOOLS/CALL", "tools/Call", "tools/call ", " tools/call", "tools/call\n", "tools/call\u0000", "tool\u017f/call"} {
+		id := json.Number(strings.Repeat("4", i+1)).String()
+		line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.Number(id), "method": method, "params": map[string]any{"name": "write", "arguments": map[string]any{}}})
+		h.send(string(line))
+		m := h.answer(id)
+		var e struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		}
+		json.Unmarshal(m["error"], &e)
+		if e.Code != -32600 || !strings.Contains(e.Message, "tools/call") {
+			t.Errorf("method %q: got %s", method, mustJSON(m))
+		}
+	}
+	if calls, _ := h.seen(); calls != "seen" {
+		t.Errorf("the server got %q", calls)
+	}
+}
+
+// TestHugeIDs: two integer ids a server that reads numbers as doubles
+// cannot tell apart are one id: the second is refused while the first
+// is in flight, and an answer written back as the double still reaches
+// its request.
+func TestHugeIDs(t *testing.T) {
+	h := start(t, nil, nil, "AGATE_FAKE_NORMALIZE=1")
+	h.initialize()
+	h.call(`9007199254740993`, "echo", `{}`)
+	if r := h.answer(`9007199254740993`); r["result"] == nil {
+		t.Errorf("the answer to a huge id: %s", mustJSON(r))
+	}
+	h.call(`9007199254740995`, "slow", `{"ms":300}`)
+	h.request(`9007199254740996`, "ping", "")
+	m := h.answer(`9007199254740996`)
+	if m["error"] == nil || !strings.Contains(string(m["error"]), "still unanswered") {
+		t.Errorf("a second id the server reads as the first: %s", mustJSON(m))
+	}
+	if r := h.answer(`9007199254740995`); r["result"] == nil {
+		t.Errorf("the slow call: %s", mustJSON(r))
+	}
+}
+
+// TestUnreadableToolNotListed: a tool whose definition agate cannot read
+// (so cannot pin) never reaches the client: a lax client would show it,
+// unpinned, and its calls would be decided with no definition.
+func TestUnreadableToolNotListed(t *testing.T) {
+	h := start(t, nil, nil, "AGATE_FAKE_ODD_TOOL=1")
+	h.initialize()
+	tools := h.listAll()
+	for _, tool := range tools {
+		if tool["name"] == "odd" {
+			t.Errorf("the client was shown %v", tool)
+		}
+	}
+	if len(tools) == 0 || tools[0]["name"] != "echo" {
+		t.Errorf("the other tools: %v", tools)
+	}
+	if !strings.Contains(h.stderr.String(), "odd") {
+		t.Errorf("stderr does not say it left a tool out: %s", h.stderr.String())
+	}
+	h.quiet(100 * time.Millisecond)
+}
