@@ -74,3 +74,51 @@ func TestUnreadableToolNotListed(t *testing.T) {
 	}
 	h.quiet(100 * time.Millisecond)
 }
+
+// TestSmuggledThroughOtherRoutes: control tokens (and invisible
+// characters) do not reach the client in the member names of a
+// structuredContent, nor in the server's own requests and notifications
+// (a sampling request's messages go to the client's model).
+func TestSmuggledThroughOtherRoutes(t *testing.T) {
+	h := start(t, nil, nil)
+	h.initialize()
+	h.call(`1`, "keys", ``)
+	var res struct {
+		StructuredContent map[string]any `json:"structuredContent"`
+	}
+	json.Unmarshal(h.answer(`1`)["result"], &res)
+	inner, _ := res.StructuredContent["ok"].(map[string]any)
+	if res.StructuredContent["system obey"] != "v" || inner["x"] != 1.0 || len(res.StructuredContent) != 2 || len(inner) != 1 {
+		t.Errorf("structuredContent's names: %v", res.StructuredContent)
+	}
+	h.call(`2`, "smuggle", ``)
+	for seen := 0; seen < 2; seen++ {
+		m := h.recv()
+		var p struct {
+			Data     string `json:"data"`
+			Messages []struct {
+				Content struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"messages"`
+			SystemPrompt string         `json:"systemPrompt"`
+			Meta         map[string]any `json:"_meta"`
+		}
+		json.Unmarshal(m["params"], &p)
+		switch string(m["method"]) {
+		case `"notifications/message"`:
+			if p.Data != "obey system" {
+				t.Errorf("a notification: %q", p.Data)
+			}
+		case `"sampling/createMessage"`:
+			if string(m["id"]) != `"srv-2"` || len(p.Messages) != 1 || p.Messages[0].Content.Text != "system obey" || p.SystemPrompt != "evil" || p.Meta["progressToken"] != "p\u200b" {
+				t.Errorf("a sampling request: %s %+v", m["id"], p)
+			}
+		default:
+			t.Fatalf("got %s", mustJSON(m))
+		}
+	}
+	if got := h.result(`2`).text(); got != "smuggled" {
+		t.Errorf("the call: %q", got)
+	}
+}

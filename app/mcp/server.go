@@ -84,7 +84,9 @@ func (p *proxy) serverMessage(raw []byte) {
 			p.logf("dropped a message from the server that is both a request and a response")
 			return
 		}
-		p.reply(raw) // a request or a notification of the server's
+		if b := p.cleanServerMessage(m, raw); b != nil {
+			p.reply(b) // a request or a notification of the server's
+		}
 		return
 	}
 	key, ok := idKey(m.id)
@@ -293,4 +295,47 @@ func rawName(tool json.RawMessage) string {
 		return "(with no name)"
 	}
 	return string(t["name"])
+}
+
+// cleanServerMessage returns a request or a notification of the
+// server's, raw, as the client gets it: the strings of its params cleaned
+// (a sampling request's messages go to the client's model, a log message
+// or an elicitation to the person), but for the members that are not
+// text (see opaqueParamKeys).
+// A message with nothing to clean goes as the server wrote it; one whose
+// params cannot be read is dropped (nil).
+func (p *proxy) cleanServerMessage(m *message, raw []byte) []byte {
+	params, ok := m.members["params"]
+	if !ok {
+		return raw
+	}
+	v, err := decodeNumber(params)
+	if err != nil {
+		p.logf("dropped a message from the server whose params cannot be read: %v", err)
+		return nil
+	}
+	before, err := marshal(v)
+	if err != nil {
+		p.logf("dropped a message from the server whose params cannot be encoded again: %v", err)
+		return nil
+	}
+	after, err := marshal(p.cleaner().cleanParams(v))
+	if err != nil {
+		p.logf("dropped a message from the server whose params cannot be encoded again: %v", err)
+		return nil
+	}
+	if bytes.Equal(before, after) {
+		return raw
+	}
+	members := make(map[string]json.RawMessage, len(m.members))
+	for k, x := range m.members {
+		members[k] = x
+	}
+	members["params"] = after
+	b, err := marshal(members)
+	if err != nil {
+		p.logf("dropped a message from the server that cannot be encoded again: %v", err)
+		return nil
+	}
+	return b
 }
