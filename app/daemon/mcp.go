@@ -115,10 +115,12 @@ func (ps *proxies) covering(server, tool string, agents []int) *proxyEntry {
 }
 
 // hookShells are the programs an agent runs its hook command through
-// (/bin/sh -c, $SHELL -lc), by their process name.
+// (/bin/sh -c, $SHELL -lc, and the wrappers a hook command may start
+// with), by their process name.
 var hookShells = map[string]bool{
 	"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true, "ksh": true, "mksh": true,
 	"ash": true, "busybox": true, "tcsh": true, "csh": true,
+	"env": true, "timeout": true, "nice": true, "nohup": true, "stdbuf": true,
 }
 
 // hookAgents returns the processes a hook's call is taken from, chain

@@ -11,7 +11,7 @@ import (
 // terminal's shell, systemd --user, a subreaper that adopted a
 // double-forked process).
 func TestHookAgents(t *testing.T) {
-	names := map[int]string{10: "sh", 11: "bash", 12: "zsh", 20: "claude", 21: "node", 22: "codex", 30: "bash", 40: "systemd"}
+	names := map[int]string{13: "env", 10: "sh", 11: "bash", 12: "zsh", 20: "claude", 21: "node", 22: "codex", 30: "bash", 40: "systemd"}
 	name := func(pid int) string { return names[pid] }
 	for _, tc := range []struct {
 		chain []int
@@ -22,6 +22,7 @@ func TestHookAgents(t *testing.T) {
 		{[]int{1000, 11, 22, 21, 30, 40}, []int{1000, 22}}, // Codex: $SHELL -lc under the native binary
 		{[]int{1000, 21}, []int{1000, 21}},                 // Gemini CLI: bash execs, node runs the hook
 		{[]int{1000, 10, 11, 12, 20}, []int{1000, 20}},     // shells in shells
+		{[]int{1000, 13, 10, 20}, []int{1000, 20}},         // env in a shell
 		{[]int{1000}, []int{1000}},                         // no parent known
 		{[]int{1000, 10, 11}, []int{1000}},                 // only shells
 		{[]int{1000, 10, 99, 20}, []int{1000}},             // a process whose name cannot be read
