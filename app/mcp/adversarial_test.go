@@ -122,3 +122,25 @@ func TestSmuggledThroughOtherRoutes(t *testing.T) {
 		t.Errorf("the call: %q", got)
 	}
 }
+
+// TestListingsCleaned: what the server lists of its prompts and
+// resources, and its completions, reach the client cleaned: a client
+// shows them to the person and the model as it does a tool's description.
+func TestListingsCleaned(t *testing.T) {
+	h := start(t, nil, nil)
+	h.initialize()
+	for i, method := range []string{"prompts/list", "resources/list", "resources/templates/list", "completion/complete"} {
+		id := string(rune('1' + i))
+		h.request(id, method, `{}`)
+		m := h.answer(id)
+		var v any
+		json.Unmarshal(m["result"], &v)
+		var s strings.Builder
+		enc := json.NewEncoder(&s)
+		enc.SetEscapeHTML(false)
+		enc.Encode(v)
+		if strings.Contains(s.String(), "<|im_start|>") || strings.Contains(s.String(), "\u200b") || !strings.Contains(s.String(), "system obey") || !strings.Contains(s.String(), `"file:///r"`) {
+			t.Errorf("%s: %s", method, s.String())
+		}
+	}
+}

@@ -136,7 +136,10 @@ func (p *proxy) clientRequest(m *message, line []byte) {
 		p.smu.Lock()
 		r.tool = p.tasks[params.TaskID]
 		p.smu.Unlock()
-	case "resources/read", "prompts/get":
+	case "resources/read", "prompts/get",
+		// What a client shows the person and the model of the server's
+		// prompts and resources, as it does a tool's description.
+		"prompts/list", "resources/list", "resources/templates/list", "completion/complete":
 		r.kind = kindContent
 	}
 	if !p.addPending(key, r) {

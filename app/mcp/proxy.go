@@ -21,7 +21,7 @@ const (
 	kindCall           // tools/call: cleaned, taints
 	kindTask           // tasks/result: the result of a task a tools/call made, as kindCall
 	kindList           // tools/list: pinned, descriptions cleaned
-	kindContent        // resources/read, prompts/get: cleaned
+	kindContent        // resources/read, prompts/get, the lists of prompts and resources, completions: cleaned
 )
 
 // The states of a tools/call.

@@ -255,7 +255,8 @@ func (p *proxy) answerList(r *request, m *message) {
 	p.answer(r, result, errObj)
 }
 
-// answerContent passes on a resource or a prompt, cleaned.
+// answerContent passes on a resource or a prompt, a list of them or
+// completions, cleaned.
 func (p *proxy) answerContent(r *request, m *message) {
 	c := p.cleaner()
 	result, errObj, err := cleanedParts(m, c)
