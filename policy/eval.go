@@ -632,10 +632,24 @@ func (p *Policy) analyse(r *Request) *call {
 			c.effects = append(c.effects, Effect{Kind: EffUnknown, What: fmt.Sprintf("%s with a %s argument that is not a path", c.t.name, name)})
 		}
 		for _, s := range strs {
+			from := r
+			if r.MCP != nil && relative(s) {
+				// An MCP server resolves a relative path against a folder
+				// of its own (the reference filesystem server: its first
+				// allowed directory, not its working folder).
+				if r.MCP.Base == "" || s == "" || dotDot(s) {
+					c.risks = c.risks.With(Unknown)
+					c.effects = append(c.effects, Effect{Kind: EffUnknown, What: fmt.Sprintf("%s with the relative path %q, which its server resolves against a folder agate does not know", c.t.name, s)})
+					continue
+				}
+				based := *r
+				based.Cwd = r.MCP.Base
+				from = &based
+			}
 			if s == "" {
 				continue
 			}
-			q := p.abs(s, r)
+			q := p.abs(s, from)
 			c.paths = append(c.paths, q)
 			c.subjects = append(c.subjects, q)
 			switch {
@@ -870,6 +884,23 @@ func collectStrings(v any, out *[]string, depth int) {
 			collectStrings(e, out, depth+1)
 		}
 	}
+}
+
+// relative reports whether path is relative (or empty): neither absolute
+// nor "~" or "~/..." (which MCP servers expand to the home folder, as
+// agate does).
+func relative(path string) bool {
+	return !(strings.HasPrefix(path, "/") || path == "~" || strings.HasPrefix(path, "~/"))
+}
+
+// dotDot reports whether path has a ".." element.
+func dotDot(path string) bool {
+	for _, e := range strings.Split(path, "/") {
+		if e == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // argStrings returns a path argument's strings: one, or a list. ok is

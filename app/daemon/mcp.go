@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -327,6 +328,7 @@ type mcpCall struct {
 	def    *mcp.ToolDef
 	change []string
 	hints  mcp.Hints
+	base   string // the folder the server resolves relative paths against, "" when unknown
 }
 
 // prepareMCP checks a proxied call and finds what changed in its tool's
@@ -340,6 +342,9 @@ func (d *Daemon) prepareMCP(r *api.DecideRequest, now time.Time) (*mcpCall, erro
 		return nil, fmt.Errorf("tool %q is not %q", r.Tool, mcp.PolicyToolName(m.Server, m.Tool))
 	}
 	c := &mcpCall{server: m.Server}
+	if m.Base != "" && filepath.IsAbs(m.Base) {
+		c.base = filepath.Clean(m.Base) // else relative paths are unknown
+	}
 	changed := map[string]bool{}
 	for _, f := range m.Changed {
 		changed[f] = true
@@ -385,7 +390,7 @@ func (d *Daemon) prepareMCP(r *api.DecideRequest, now time.Time) (*mcpCall, erro
 
 // tool is what the policy is told of the call.
 func (c *mcpCall) tool() *policy.MCPTool {
-	t := &policy.MCPTool{Changed: c.change}
+	t := &policy.MCPTool{Changed: c.change, Base: c.base}
 	t.Destructive = c.hints.DestructiveHint != nil && *c.hints.DestructiveHint
 	t.OpenWorld = c.hints.OpenWorldHint != nil && *c.hints.OpenWorldHint
 	return t

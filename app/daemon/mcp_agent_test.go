@@ -1,9 +1,13 @@
 package daemon
 
 import (
+	"context"
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/policy"
 )
 
 // TestHookAgents: a hook's call is taken from the caller and the nearest
@@ -57,6 +61,34 @@ func TestStepAsideOnlyForTheHooksAgent(t *testing.T) {
 	if processName(parent) != "" && !hookShells[processName(parent)] {
 		if e := ps.covering("gh", "delete_repo", hookAgents(ancestors(os.Getpid(), 32), processName)); e == nil {
 			t.Fatal("the hook's own agent's proxy is not covered")
+		}
+	}
+}
+
+// TestMCPRelativePaths: a proxied call's relative path is taken from the
+// folder the proxy says its server resolves it against (the client's
+// first root), never from the proxy's working folder; with none known,
+// it is a file agate cannot tell.
+func TestMCPRelativePaths(t *testing.T) {
+	p := apptest.Paths(t, "")
+	_, client := startDaemon(t, p)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, tool, path, base string
+		want                   policy.Verdict
+	}{
+		{"no root known", "read_text_file", "notes.txt", "", policy.Deny},
+		{"no root known, a write", "write_file", ".local/bin/git", "", policy.Deny},
+		{"the root is the project", "read_text_file", "notes.txt", "/home/dev/project", policy.Allow},
+		{"a root outside the project, a write", "write_file", "notes.txt", "/home/dev/docs", policy.Deny},
+		{"a relative root is no root", "read_text_file", "notes.txt", "home/dev/project", policy.Deny},
+		{"an absolute path needs no root", "read_text_file", "/home/dev/project/notes.txt", "", policy.Allow},
+	} {
+		r := mcpReq("filesystem", tc.tool, nil, map[string]any{"path": tc.path, "content": "x"})
+		r.MCP.Base = tc.base
+		resp, err := client.Decide(ctx, r)
+		if err != nil || resp.Decision != tc.want {
+			t.Errorf("%s: %+v %v", tc.name, resp, err)
 		}
 	}
 }

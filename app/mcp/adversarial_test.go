@@ -144,3 +144,53 @@ func TestListingsCleaned(t *testing.T) {
 		}
 	}
 }
+
+// TestRootsBase: the folder the server resolves relative paths against is
+// the first root the client gave it (the reference filesystem server's
+// rule), told to the gate with each call; before any, or after an answer
+// that gives no file: root, it is unknown.
+func TestRootsBase(t *testing.T) {
+	h := start(t, nil, nil)
+	h.initialize()
+	base := func() string {
+		t.Helper()
+		h.call(`"b"`, "echo", `{}`)
+		h.result(`"b"`)
+		calls := h.gate.Calls()
+		return calls[len(calls)-1].Base
+	}
+	if got := base(); got != "" {
+		t.Errorf("before any roots: %q", got)
+	}
+	for i, tc := range []struct{ answer, want string }{
+		{`{"roots":[{"uri":"file:///home/u/my%20proj","name":"p"},{"uri":"file:///tmp"}]}`, "/home/u/my proj"},
+		{`{"roots":[]}`, ""},
+		{`{"roots":[{"uri":"file:///home/u/proj"}]}`, "/home/u/proj"},
+		{`{"roots":[{"uri":"https://example.com/x"}]}`, ""},
+		{`{"roots":[{"uri":"file:///home/u/proj"}]}`, "/home/u/proj"},
+		{`{"roots":[{"uri":"file://host/share"}]}`, ""},
+		{`{"roots":[{"uri":"file:relative"}]}`, ""},
+	} {
+		id := `"r` + string(rune('0'+i)) + `"`
+		h.call(id, "askroots", ``)
+		m := h.recv()
+		if string(m["method"]) != `"roots/list"` {
+			t.Fatalf("got %s", mustJSON(m))
+		}
+		h.send(`{"jsonrpc":"2.0","id":"srv-roots","result":` + tc.answer + `}`)
+		if got := h.result(id).text(); !strings.HasPrefix(got, "roots ") {
+			t.Fatalf("the server got %q", got)
+		}
+		if got := base(); got != tc.want {
+			t.Errorf("after %s: %q, want %q", tc.answer, got, tc.want)
+		}
+	}
+	// An error answer: the server keeps folders of its own.
+	h.call(`"e"`, "askroots", ``)
+	h.recv()
+	h.send(`{"jsonrpc":"2.0","id":"srv-roots","error":{"code":-1,"message":"no"}}`)
+	h.result(`"e"`)
+	if got := base(); got != "" {
+		t.Errorf("after an error: %q", got)
+	}
+}

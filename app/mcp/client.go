@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"path"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -49,6 +51,7 @@ func (p *proxy) fromClient(line []byte) {
 	case m.method != "":
 		p.forward(line)
 	case m.has("id") && m.has("result") != m.has("error"):
+		p.noteRoots(m)
 		p.forward(line) // an answer to a request of the server's
 	default:
 		p.reply(errorResponse(validID(m.id), codeInvalidRequest, "invalid request: neither a request, a notification nor a response"))
@@ -63,6 +66,38 @@ func callLike(method string) bool {
 		return unicode.IsSpace(r) || unicode.IsControl(r) || Invisible(r)
 	})
 	return strings.EqualFold(trimmed, "tools/call")
+}
+
+// noteRoots reads the client's answer to a roots/list of the server's:
+// the reference filesystem server then resolves a relative path against
+// the first root (a file: URI), which the proxy tells the gate with each
+// call (Call.Base). An answer with no such root, or an error, leaves the
+// server's own folders, which the proxy does not know: Base is "".
+func (p *proxy) noteRoots(m *message) {
+	key, ok := idKey(m.id)
+	if !ok {
+		return
+	}
+	p.smu.Lock()
+	defer p.smu.Unlock()
+	if !p.roots[key] {
+		return
+	}
+	delete(p.roots, key)
+	var res struct {
+		Roots []struct {
+			URI string `json:"uri"`
+		} `json:"roots"`
+	}
+	p.base = ""
+	if json.Unmarshal(m.members["result"], &res) != nil || len(res.Roots) == 0 {
+		return
+	}
+	u, err := url.Parse(res.Roots[0].URI)
+	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || !path.IsAbs(u.Path) {
+		return
+	}
+	p.base = path.Clean(u.Path)
 }
 
 // validID is id when it is a string or a number, else nil.
@@ -308,6 +343,9 @@ func (p *proxy) judge(ctx context.Context, c *Call) (v Verdict, err error) {
 		change = p.notePins([]ToolDef{*def}, changes)[def.Name]
 	}
 	c.Session, c.Def, c.Changed = p.sessionNow(), def, change
+	p.smu.Lock()
+	c.Base = p.base
+	p.smu.Unlock()
 	defer func() {
 		if x := recover(); x != nil {
 			err = fmt.Errorf("the gate failed: %v", x)

@@ -273,6 +273,22 @@ func (s *fakeServerState) call(id, params json.RawMessage, line []byte) {
 				s.result(id, text("no answer"))
 			}
 		}()
+	case "askroots": // not listed: the server asks the client for its roots
+		ch := make(chan json.RawMessage, 1)
+		s.mu.Lock()
+		s.waiting[`"srv-roots"`] = ch
+		s.mu.Unlock()
+		s.writeRaw([]byte(`{"jsonrpc":"2.0","id":"srv-roots","method":"roots/list"}`))
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			select {
+			case res := <-ch:
+				s.result(id, text("roots "+string(res)))
+			case <-time.After(5 * time.Second):
+				s.result(id, text("no answer"))
+			}
+		}()
 	case "mutate":
 		s.mu.Lock()
 		s.cfg.version++

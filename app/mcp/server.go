@@ -84,6 +84,15 @@ func (p *proxy) serverMessage(raw []byte) {
 			p.logf("dropped a message from the server that is both a request and a response")
 			return
 		}
+		if m.method == "roots/list" {
+			if key, ok := idKey(m.id); ok {
+				p.smu.Lock()
+				if len(p.roots) < maxDeciding {
+					p.roots[key] = true
+				}
+				p.smu.Unlock()
+			}
+		}
 		if b := p.cleanServerMessage(m, raw); b != nil {
 			p.reply(b) // a request or a notification of the server's
 		}
