@@ -623,11 +623,33 @@ func (p *Policy) analyse(r *Request) *call {
 	collectStrings(r.Args, &c.strs, 0)
 
 	for _, name := range c.t.paths {
-		for _, s := range argStrings(r.Args[name]) {
+		strs, ok := argStrings(r.Args[name])
+		if !ok {
+			// A path argument that is not a string, nor a list of
+			// strings: a server that takes it anyway reads or writes
+			// where agate cannot say.
+			c.risks = c.risks.With(Unknown)
+			c.effects = append(c.effects, Effect{Kind: EffUnknown, What: fmt.Sprintf("%s with a %s argument that is not a path", c.t.name, name)})
+		}
+		for _, s := range strs {
+			from := r
+			if r.MCP != nil && relative(s) {
+				// An MCP server resolves a relative path against a folder
+				// of its own (the reference filesystem server: its first
+				// allowed directory, not its working folder).
+				if r.MCP.Base == "" || s == "" || dotDot(s) {
+					c.risks = c.risks.With(Unknown)
+					c.effects = append(c.effects, Effect{Kind: EffUnknown, What: fmt.Sprintf("%s with the relative path %q, which its server resolves against a folder agate does not know", c.t.name, s)})
+					continue
+				}
+				based := *r
+				based.Cwd = r.MCP.Base
+				from = &based
+			}
 			if s == "" {
 				continue
 			}
-			q := p.abs(s, r)
+			q := p.abs(s, from)
 			c.paths = append(c.paths, q)
 			c.subjects = append(c.subjects, q)
 			switch {
@@ -864,21 +886,44 @@ func collectStrings(v any, out *[]string, depth int) {
 	}
 }
 
-// argStrings returns a path argument's strings: one, or a list.
-func argStrings(v any) []string {
-	switch v := v.(type) {
-	case string:
-		return []string{v}
-	case []any:
-		var out []string
-		for _, e := range v {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
+// relative reports whether path is relative (or empty): neither absolute
+// nor "~" or "~/..." (which MCP servers expand to the home folder, as
+// agate does).
+func relative(path string) bool {
+	return !(strings.HasPrefix(path, "/") || path == "~" || strings.HasPrefix(path, "~/"))
+}
+
+// dotDot reports whether path has a ".." element.
+func dotDot(path string) bool {
+	for _, e := range strings.Split(path, "/") {
+		if e == ".." {
+			return true
 		}
-		return out
 	}
-	return nil
+	return false
+}
+
+// argStrings returns a path argument's strings: one, or a list. ok is
+// false when v is there but is neither a string nor a list of strings
+// (absent or null is no path, and ok).
+func argStrings(v any) (strs []string, ok bool) {
+	switch v := v.(type) {
+	case nil:
+		return nil, true
+	case string:
+		return []string{v}, true
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			s, isStr := e.(string)
+			if !isStr {
+				return out, false
+			}
+			out = append(out, s)
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 // findURLs returns the URLs in s. When bare is set, s is a URL argument

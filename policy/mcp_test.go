@@ -20,7 +20,21 @@ func TestMCPCalls(t *testing.T) {
 		reason           string // a part of the reason, when it matters
 	}{
 		{"a read in the project", "mcp__filesystem__read_text_file", `{"path":"/home/u/proj/a.txt"}`, nil, nil, Allow, "", ""},
-		{"a relative read", "mcp__filesystem__read_file", `{"path":"a.txt"}`, nil, nil, Allow, "", ""},
+		{"a hook's relative read: from its cwd", "mcp__filesystem__read_file", `{"path":"a.txt"}`, nil, nil, Allow, "", ""},
+		// The reference server resolves a relative path against its
+		// first allowed directory (the client's first root), not its
+		// working folder: with no root known, agate cannot tell the file.
+		{"a relative read, no root known", "mcp__filesystem__read_file", `{"path":"a.txt"}`, &MCPTool{}, nil, Ask, "", ""},
+		{"a relative write, no root known", "mcp__filesystem__write_file", `{"path":".local/bin/git"}`, &MCPTool{}, nil, Allow, LayerRule, ""},
+		{"a relative read under the root", "mcp__filesystem__read_text_file", `{"path":"a.txt"}`, &MCPTool{Base: "/home/u/proj"}, nil, Allow, "", ""},
+		{"a relative read of a secret under the root", "mcp__filesystem__read_text_file", `{"path":".ssh/id_ed25519"}`, &MCPTool{Base: "/home/u"}, nil, Ask, LayerProtected, ""},
+		{"a relative listing under another root", "mcp__filesystem__list_directory", `{"path":"."}`, &MCPTool{Base: "/home/u/docs"}, nil, Allow, "", ""},
+		{"a relative edit under a root outside the project", "mcp__filesystem__edit_file", `{"path":"notes/x"}`, &MCPTool{Base: "/home/u"}, nil, Ask, "", "outside the project"},
+		{"a relative path with ..", "mcp__filesystem__read_text_file", `{"path":"a/../../b"}`, &MCPTool{Base: "/home/u/proj"}, nil, Ask, "", ""},
+		{"an empty path", "mcp__filesystem__directory_tree", `{"path":""}`, &MCPTool{Base: "/home/u/proj"}, nil, Ask, "", ""},
+		{"~user, which the server does not expand", "mcp__filesystem__read_text_file", `{"path":"~u/a"}`, &MCPTool{}, nil, Ask, "", ""},
+		{"a home path", "mcp__filesystem__read_text_file", `{"path":"~/proj/a"}`, &MCPTool{}, nil, Allow, "", ""},
+		{"one relative path among absolute ones", "mcp__filesystem__read_multiple_files", `{"paths":["/home/u/proj/a","b"]}`, &MCPTool{}, nil, Ask, "", ""},
 		{"a read of a secret file", "mcp__filesystem__read_text_file", `{"path":"/home/u/.ssh/id_ed25519"}`, nil, nil, Ask, LayerProtected, ""},
 		{"many reads, one secret", "mcp__filesystem__read_multiple_files", `{"paths":["/home/u/proj/a","/home/u/.aws/credentials"]}`, nil, nil, Ask, LayerProtected, ""},
 		{"a read outside the project", "mcp__filesystem__read_text_file", `{"path":"/tmp/x"}`, &MCPTool{}, nil, Allow, "", ""},

@@ -88,6 +88,13 @@ type MCPTool struct {
 	// the machine (risk network), and nothing but a rule or a grant
 	// allows it unasked.
 	Destructive, OpenWorld bool
+	// Base is the folder the server resolves a relative path against, as
+	// the proxy learnt it (the first root the client gave the server),
+	// "" when it does not know. A relative path of a call with no Base,
+	// or one with a ".." in it, names a file agate cannot tell: the call
+	// is one that does what agate cannot tell (only a rule or a grant
+	// allows it).
+	Base string
 }
 
 // FileState is what the caller knows of a path a call would overwrite or

@@ -25,6 +25,7 @@ type vectorFile struct {
 		Tool        string  `toml:"tool"`
 		Args        string  `toml:"args"`
 		Cwd         string  `toml:"cwd"`
+		Workspace   string  `toml:"workspace"`   // the project's root, when it is not cwd
 		Interactive *bool   `toml:"interactive"` // default true
 		Tainted     bool    `toml:"tainted"`
 		// Files says what is at paths the call overwrites or deletes:
@@ -81,6 +82,7 @@ func TestDecisionVectors(t *testing.T) {
 				if c.Cwd != "" {
 					r.Cwd = c.Cwd
 				}
+				r.Workspace = c.Workspace
 				if c.Interactive != nil {
 					r.Interactive = *c.Interactive
 				}

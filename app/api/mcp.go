@@ -27,6 +27,10 @@ type MCPCall struct {
 	Def json.RawMessage `json:"def,omitempty"`
 	// Changed names the fields the proxy saw change since the pin.
 	Changed []string `json:"changed,omitempty"`
+	// Base is the folder the server resolves relative paths against, as
+	// the proxy learnt it (the first root the client gave the server,
+	// absolute), "" when it does not know.
+	Base string `json:"base,omitempty"`
 }
 
 // MCPPinRequest pins the tools of one tools/list page (POST

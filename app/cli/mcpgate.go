@@ -208,7 +208,7 @@ func (g *daemonGate) Decide(ctx context.Context, c mcp.Call) (mcp.Verdict, error
 			g.endCall()
 		}
 	}()
-	m := &api.MCPCall{Proxy: c.Session.ID, Server: c.Session.Server, Tool: c.Tool}
+	m := &api.MCPCall{Proxy: c.Session.ID, Server: c.Session.Server, Tool: c.Tool, Base: c.Base}
 	if c.Def != nil {
 		def, err := json.Marshal(c.Def)
 		if err != nil {

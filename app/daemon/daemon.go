@@ -352,7 +352,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		if dec.Unattended {
 			resp.By = api.ByUnattended
 		}
-	case r.Reasks && d.sessions.allowedLately(r.Agent, r.Session, callKey(r.Tool, r.Args), now):
+	case r.Reasks && d.sessions.allowedLately(r.Agent, r.Session, callKey(r.Tool, r.Cwd, r.Args), now):
 		// The agent's own prompt is about to ask about a call a person
 		// allowed in agate a moment ago: one call, one question.
 		resp.Decision, resp.By = policy.Allow, api.ByPerson
@@ -481,7 +481,7 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	// the answer is in the log.
 	if o.Verdict == policy.Allow {
 		d.remember(r, snap, o.Scope, chosen)
-		d.sessions.personAllowed(r.Agent, r.Session, callKey(r.Tool, r.Args), time.Now())
+		d.sessions.personAllowed(r.Agent, r.Session, callKey(r.Tool, r.Cwd, r.Args), time.Now())
 	}
 	return d.finish(ctx, r, rec, resp, subject)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -93,25 +94,61 @@ func (ps *proxies) listed(session string, pid int, server string, tools []string
 }
 
 // covering returns the live proxy of server that has listed tool and was
-// started by a process that ancestors (the hook's process, then its
-// parents) holds: nil when there is none.
-func (ps *proxies) covering(server, tool string, ancestors []int) *proxyEntry {
+// started by one of agents, the processes a hook's call is taken from
+// (see hookAgents): nil when there is none.
+func (ps *proxies) covering(server, tool string, agents []int) *proxyEntry {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for _, e := range ps.byID {
 		if e.server != server || !e.tools[tool] {
 			continue
 		}
-		for _, a := range ancestors {
+		for _, a := range agents {
 			// The proxy must still be the child of the client it
 			// registered under: a client that died and whose pid was
 			// taken by another process is not covered.
-			if a == e.clientPID && parentPID(e.proxyPID) == e.clientPID {
+			if a > 1 && a == e.clientPID && parentPID(e.proxyPID) == e.clientPID {
 				return e
 			}
 		}
 	}
 	return nil
+}
+
+// hookShells are the programs an agent runs its hook command through
+// (/bin/sh -c, $SHELL -lc, and the wrappers a hook command may start
+// with), by their process name.
+var hookShells = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true, "ksh": true, "mksh": true,
+	"ash": true, "busybox": true, "tcsh": true, "csh": true,
+	"env": true, "timeout": true, "nice": true, "nohup": true, "stdbuf": true,
+}
+
+// hookAgents returns the processes a hook's call is taken from, chain
+// being the calling process and its parents, nearest first (ancestors):
+// the caller itself (a client that asks the daemon in person), and the
+// nearest of its parents that is not a shell, the agent that ran the
+// hook. Only their proxies make the hook step aside, never those of a
+// process further up (the terminal the agent runs in, systemd --user, a
+// subreaper that adopted a double-forked process), which are the
+// ancestors of every agent there. A name that cannot be read ends the
+// search.
+func hookAgents(chain []int, name func(pid int) string) []int {
+	if len(chain) == 0 {
+		return nil
+	}
+	out := []int{chain[0]}
+	for _, pid := range chain[1:] {
+		n := name(pid)
+		if n == "" {
+			break
+		}
+		if !hookShells[n] {
+			out = append(out, pid)
+			break
+		}
+	}
+	return out
 }
 
 func (ps *proxies) count() int {
@@ -291,6 +328,7 @@ type mcpCall struct {
 	def    *mcp.ToolDef
 	change []string
 	hints  mcp.Hints
+	base   string // the folder the server resolves relative paths against, "" when unknown
 }
 
 // prepareMCP checks a proxied call and finds what changed in its tool's
@@ -304,6 +342,9 @@ func (d *Daemon) prepareMCP(r *api.DecideRequest, now time.Time) (*mcpCall, erro
 		return nil, fmt.Errorf("tool %q is not %q", r.Tool, mcp.PolicyToolName(m.Server, m.Tool))
 	}
 	c := &mcpCall{server: m.Server}
+	if m.Base != "" && filepath.IsAbs(m.Base) {
+		c.base = filepath.Clean(m.Base) // else relative paths are unknown
+	}
 	changed := map[string]bool{}
 	for _, f := range m.Changed {
 		changed[f] = true
@@ -349,7 +390,7 @@ func (d *Daemon) prepareMCP(r *api.DecideRequest, now time.Time) (*mcpCall, erro
 
 // tool is what the policy is told of the call.
 func (c *mcpCall) tool() *policy.MCPTool {
-	t := &policy.MCPTool{Changed: c.change}
+	t := &policy.MCPTool{Changed: c.change, Base: c.base}
 	t.Destructive = c.hints.DestructiveHint != nil && *c.hints.DestructiveHint
 	t.OpenWorld = c.hints.OpenWorldHint != nil && *c.hints.OpenWorldHint
 	return t
@@ -378,7 +419,7 @@ func (d *Daemon) proxied(ctx context.Context, r *api.DecideRequest) (*api.Decide
 	if pid <= 0 {
 		return nil, false, nil
 	}
-	e := d.proxies.covering(server, tool, ancestors(pid, 32))
+	e := d.proxies.covering(server, tool, hookAgents(ancestors(pid, 32), processName))
 	if e == nil {
 		return nil, false, nil
 	}

@@ -165,13 +165,13 @@ func TestMCPProxyStepAside(t *testing.T) {
 	if e := ps.covering("gh", "delete_repo", []int{12345, 1}); e != nil {
 		t.Fatal("a process outside the client's tree is covered")
 	}
-	if e := ps.covering("gh", "delete_repo", ancestors(os.Getpid(), 32)); e == nil {
+	if e := ps.covering("gh", "delete_repo", hookAgents(ancestors(os.Getpid(), 32), processName)); e == nil {
 		t.Fatal("the client's own tree is not covered")
 	}
 	// A proxy whose client is gone (it was re-parented) covers nothing,
 	// even for a process that took the client's pid.
 	ps.byID["x"].proxyPID = 1
-	if e := ps.covering("gh", "delete_repo", ancestors(os.Getpid(), 32)); e != nil {
+	if e := ps.covering("gh", "delete_repo", hookAgents(ancestors(os.Getpid(), 32), processName)); e != nil {
 		t.Fatal("a proxy that is no longer its client's child is covered")
 	}
 	// The proxy goes: so does the step aside.

@@ -19,6 +19,19 @@ func parentPID(pid int) int {
 	return int(kp.Eproc.Ppid)
 }
 
+// processName is pid's name as the kernel keeps it (p_comm, at most 16
+// bytes), "" when it cannot be told.
+func processName(pid int) string {
+	if pid <= 0 {
+		return ""
+	}
+	kp, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	if err != nil || kp == nil || int(kp.Proc.P_pid) != pid {
+		return ""
+	}
+	return unix.ByteSliceToString(kp.Proc.P_comm[:])
+}
+
 // processAlive reports whether pid runs.
 func processAlive(pid int) bool {
 	return pid > 0 && syscall.Kill(pid, 0) != syscall.ESRCH

@@ -38,6 +38,19 @@ func statParent(b []byte) int {
 	return ppid
 }
 
+// processName is pid's name as the kernel keeps it (its executable's
+// base name, at most 15 bytes), "" when it cannot be told.
+func processName(pid int) string {
+	if pid <= 0 {
+		return ""
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return ""
+	}
+	return string(bytes.TrimSuffix(b, []byte("\n")))
+}
+
 // processAlive reports whether pid runs.
 func processAlive(pid int) bool {
 	return pid > 0 && syscall.Kill(pid, 0) != syscall.ESRCH

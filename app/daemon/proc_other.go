@@ -6,6 +6,9 @@ package daemon
 // registers, but agents' hooks do not step aside for it (they ask too).
 func parentPID(pid int) int { return 0 }
 
+// processName is "" where agate does not read the process table.
+func processName(pid int) string { return "" }
+
 // processAlive reports whether pid runs; the lease's connection says so
 // where it cannot be asked.
 func processAlive(pid int) bool { return pid > 0 }

@@ -23,6 +23,7 @@ func TestReasks(t *testing.T) {
 		return &api.DecideRequest{Tool: "apply_patch", Args: map[string]any{"command": cmd}, Agent: "codex",
 			Session: session, Cwd: "/home/dev/project", Interactive: true, AgentPrompt: reasks, Reasks: reasks}
 	}
+	inFolder := func(r *api.DecideRequest, cwd string) *api.DecideRequest { r.Cwd = cwd; return r }
 	patch := "*** Begin Patch\n*** Add File: /opt/x.txt\n+x\n*** End Patch\n"
 	first, err := c.Decide(ctx, codex(patch, "s1", false))
 	if err != nil || first.Decision != policy.Allow || first.By != api.ByPerson || len(fp.asked) != 1 {
@@ -40,6 +41,9 @@ func TestReasks(t *testing.T) {
 		{"the same call, not a re-ask", codex(patch, "s1", false), policy.Deny, 2},
 		{"another session", codex(patch, "s2", true), policy.Deny, 3},
 		{"another call", codex(patch+"x", "s1", true), policy.Deny, 4},
+		// A relative path in it is another file there (Codex's cwd is
+		// the workdir the model picked).
+		{"the same call in another folder", inFolder(codex(patch, "s1", true), "/home/dev"), policy.Deny, 5},
 	} {
 		resp, err := c.Decide(ctx, tt.req)
 		if err != nil || resp.Decision != tt.want || len(fp.asked) != tt.asked {

@@ -251,11 +251,12 @@ func (ss *sessions) list() []api.SessionInfo {
 	return out
 }
 
-// callKey names one call exactly: its tool and its arguments, encoded
+// callKey names one call exactly: its tool, the folder it runs in (a
+// relative path is another file elsewhere) and its arguments, encoded
 // with their keys sorted. A string argument's trailing newlines are not
 // part of it: Codex's PermissionRequest gives a patch without the one its
 // PreToolUse had.
-func callKey(tool string, args map[string]any) string {
+func callKey(tool, cwd string, args map[string]any) string {
 	norm := make(map[string]any, len(args))
 	for k, v := range args {
 		if s, ok := v.(string); ok {
@@ -267,5 +268,5 @@ func callKey(tool string, args map[string]any) string {
 	if err != nil {
 		return "" // never matches a noted call: see personAllowed's callers
 	}
-	return tool + "\x00" + string(b)
+	return tool + "\x00" + cwd + "\x00" + string(b)
 }

@@ -28,6 +28,12 @@ type codexInput struct {
 	Prompt         string          `json:"prompt"` // UserPromptSubmit's
 }
 
+// codexEvents are the hook events of Codex that agate knows.
+var codexEvents = map[string]bool{
+	"PreToolUse": true, "PermissionRequest": true, "PostToolUse": true, "UserPromptSubmit": true,
+	"SessionStart": true, "Stop": true,
+}
+
 // codexOutside reports whether a Codex tool brings outside content into
 // the run: every MCP tool does (web_search runs at the model's provider,
 // where no hook sees it).
@@ -48,7 +54,14 @@ func parseCodex(data []byte, getenv func(string) string) (*Event, error) {
 		// told from the process tree by the caller (Headless).
 		Interactive: true,
 	}
-	switch in.HookEventName {
+	event := in.HookEventName
+	if in.ToolName != "" && !codexEvents[event] {
+		// An event agate does not know that names a tool (PreToolUse
+		// spelled otherwise, one a later Codex adds): no output would
+		// let the call run, so it is decided as a PreToolUse is.
+		event = "PreToolUse"
+	}
+	switch event {
 	case "":
 		return nil, errors.New("no hook_event_name")
 	case "PreToolUse", "PermissionRequest":
@@ -59,13 +72,13 @@ func parseCodex(data []byte, getenv func(string) string) (*Event, error) {
 		if err != nil {
 			return nil, err
 		}
-		if in.HookEventName == "PermissionRequest" {
+		if event == "PermissionRequest" {
 			delete(args, "description") // the model's justification, not the call's
 		}
 		ev.Kind, ev.Tool, ev.Args, ev.ToolUseID = KindCall, in.ToolName, args, in.ToolUseID
 		// PreToolUse cannot hand a call to Codex's prompt;
 		// PermissionRequest is Codex's prompt about to be shown.
-		ev.AgentPrompt = in.HookEventName == "PermissionRequest"
+		ev.AgentPrompt = event == "PermissionRequest"
 		ev.Reasks = ev.AgentPrompt
 		if !ev.AgentPrompt {
 			ev.NoPrompt = "codex runs a call its hook does not block, so it cannot ask"

@@ -1,6 +1,7 @@
 package hookcmd
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,9 +20,19 @@ const codexKillMargin = 5 * time.Second
 // a prompt, `resume`, `fork`) and `codex app-server` (the TUI's daemon,
 // an IDE's client) have a person. A hook with no codex above it is taken
 // as headless: unknown is not safe.
+//
+// The project is the folder the hook runs in, the session's: the
+// payload's cwd is the command's working folder, which the model chooses
+// (exec_command's workdir), and a project the model could move would let
+// it call any folder "the project".
 func codexSurroundings(ev *hook.Event) {
 	if ev.Agent != hook.Codex || ev.Kind != hook.KindCall {
 		return
+	}
+	if ev.Workspace == "" {
+		if wd, err := os.Getwd(); err == nil && filepath.IsAbs(wd) {
+			ev.Workspace = wd
+		}
 	}
 	if why := codexHeadless(); why != "" {
 		ev.Headless = true

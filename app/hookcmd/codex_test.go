@@ -88,3 +88,25 @@ func FuzzCodexCommand(f *testing.F) {
 		_ = codexHeadlessSub(sub)
 	})
 }
+
+// TestCodexWorkspace: a Codex call's cwd is the folder the model chose
+// for the command (exec_command's workdir); the project is the session's
+// folder, which the hook runs in.
+func TestCodexWorkspace(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	ev := &hook.Event{Agent: hook.Codex, Kind: hook.KindCall, Tool: "Bash", Cwd: "/etc"}
+	codexSurroundings(ev)
+	if ev.Workspace != dir || ev.Cwd != "/etc" {
+		t.Errorf("workspace %q, cwd %q; want %q, /etc", ev.Workspace, ev.Cwd, dir)
+	}
+	// Another agent's workspace is its own adapter's.
+	ev = &hook.Event{Agent: hook.ClaudeCode, Kind: hook.KindCall, Tool: "Bash", Cwd: "/etc"}
+	codexSurroundings(ev)
+	if ev.Workspace != "" {
+		t.Errorf("claude-code's workspace: %q", ev.Workspace)
+	}
+}

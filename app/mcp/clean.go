@@ -293,6 +293,35 @@ var opaqueKeys = map[string]bool{
 	"type": true, "mimeType": true, "uri": true, "data": true, "blob": true, "_meta": true,
 }
 
+// The keys of a server's request or notification whose strings are not
+// text for a model or a person, but ids and addresses the client matches:
+// they are left as they are. ("data" is text there: a log message.)
+var opaqueParamKeys = map[string]bool{
+	"_meta": true, "progressToken": true, "requestId": true, "uri": true, "mimeType": true, "type": true,
+}
+
+// cleanParams cleans every string in v, a server's request's or
+// notification's params, but those under opaqueParamKeys, and not map
+// keys (an elicitation's schema names the fields it asks for). It
+// changes v in place and returns it.
+func (c *textCleaner) cleanParams(v any) any {
+	switch v := v.(type) {
+	case string:
+		return c.clean(v)
+	case []any:
+		for i := range v {
+			v[i] = c.cleanParams(v[i])
+		}
+	case map[string]any:
+		for k, x := range v {
+			if !opaqueParamKeys[k] {
+				v[k] = c.cleanParams(x)
+			}
+		}
+	}
+	return v
+}
+
 // cleanContent cleans every string in v, a tool's content or a
 // resource's contents, but those under opaqueKeys (base64 data, types,
 // addresses) and map keys. It changes v in place and returns it.
@@ -314,8 +343,10 @@ func (c *textCleaner) cleanContent(v any) any {
 	return v
 }
 
-// cleanAll cleans every string in v (not map keys): structuredContent, an
-// error's data.
+// cleanAll cleans every string in v, map keys too (a client may show a
+// model structuredContent as JSON, names and all): structuredContent, an
+// error's data. A key that comes out as another key of its map is
+// dropped with its value.
 func (c *textCleaner) cleanAll(v any) any {
 	switch v := v.(type) {
 	case string:
@@ -325,8 +356,22 @@ func (c *textCleaner) cleanAll(v any) any {
 			v[i] = c.cleanAll(v[i])
 		}
 	case map[string]any:
+		var renamed map[string]any
 		for k, x := range v {
+			if ck := c.clean(k); ck != k {
+				delete(v, k)
+				if renamed == nil {
+					renamed = map[string]any{}
+				}
+				renamed[ck] = c.cleanAll(x)
+				continue
+			}
 			v[k] = c.cleanAll(x)
+		}
+		for k, x := range renamed {
+			if _, taken := v[k]; !taken {
+				v[k] = x
+			}
 		}
 	}
 	return v

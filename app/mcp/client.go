@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"path"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agatehq/agate/app/strictjson"
@@ -37,6 +40,8 @@ func (p *proxy) fromClient(line []byte) {
 		return
 	}
 	switch {
+	case m.method != "tools/call" && callLike(m.method):
+		p.reply(errorResponse(validID(m.id), codeInvalidRequest, fmt.Sprintf("agate refused the method %q: a tools/call is spelled so", m.method)))
 	case m.method != "" && m.has("id"):
 		p.clientRequest(m, line)
 	case m.method == "tools/call":
@@ -46,10 +51,53 @@ func (p *proxy) fromClient(line []byte) {
 	case m.method != "":
 		p.forward(line)
 	case m.has("id") && m.has("result") != m.has("error"):
+		p.noteRoots(m)
 		p.forward(line) // an answer to a request of the server's
 	default:
 		p.reply(errorResponse(validID(m.id), codeInvalidRequest, "invalid request: neither a request, a notification nor a response"))
 	}
+}
+
+// callLike reports whether method is "tools/call" but for case, space,
+// control or invisible characters around it: a server that matched
+// methods loosely would run such a call, which agate has not decided.
+func callLike(method string) bool {
+	trimmed := strings.TrimFunc(method, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || Invisible(r)
+	})
+	return strings.EqualFold(trimmed, "tools/call")
+}
+
+// noteRoots reads the client's answer to a roots/list of the server's:
+// the reference filesystem server then resolves a relative path against
+// the first root (a file: URI), which the proxy tells the gate with each
+// call (Call.Base). An answer with no such root, or an error, leaves the
+// server's own folders, which the proxy does not know: Base is "".
+func (p *proxy) noteRoots(m *message) {
+	key, ok := idKey(m.id)
+	if !ok {
+		return
+	}
+	p.smu.Lock()
+	defer p.smu.Unlock()
+	if !p.roots[key] {
+		return
+	}
+	delete(p.roots, key)
+	var res struct {
+		Roots []struct {
+			URI string `json:"uri"`
+		} `json:"roots"`
+	}
+	p.base = ""
+	if json.Unmarshal(m.members["result"], &res) != nil || len(res.Roots) == 0 {
+		return
+	}
+	u, err := url.Parse(res.Roots[0].URI)
+	if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || !path.IsAbs(u.Path) {
+		return
+	}
+	p.base = path.Clean(u.Path)
 }
 
 // validID is id when it is a string or a number, else nil.
@@ -123,7 +171,10 @@ func (p *proxy) clientRequest(m *message, line []byte) {
 		p.smu.Lock()
 		r.tool = p.tasks[params.TaskID]
 		p.smu.Unlock()
-	case "resources/read", "prompts/get":
+	case "resources/read", "prompts/get",
+		// What a client shows the person and the model of the server's
+		// prompts and resources, as it does a tool's description.
+		"prompts/list", "resources/list", "resources/templates/list", "completion/complete":
 		r.kind = kindContent
 	}
 	if !p.addPending(key, r) {
@@ -292,6 +343,9 @@ func (p *proxy) judge(ctx context.Context, c *Call) (v Verdict, err error) {
 		change = p.notePins([]ToolDef{*def}, changes)[def.Name]
 	}
 	c.Session, c.Def, c.Changed = p.sessionNow(), def, change
+	p.smu.Lock()
+	c.Base = p.base
+	p.smu.Unlock()
 	defer func() {
 		if x := recover(); x != nil {
 			err = fmt.Errorf("the gate failed: %v", x)

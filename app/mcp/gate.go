@@ -89,6 +89,12 @@ type Call struct {
 	// naming Changed.Fields, whatever a rule or a grant says.
 	Def     *ToolDef    `json:"def,omitempty"`
 	Changed *ToolChange `json:"changed,omitempty"`
+	// Base is the folder the server resolves a relative path against:
+	// the first root the client gave it in its last answer to the
+	// server's roots/list (a file: URI, as a path), "" when it has given
+	// none (the server then uses folders of its own, which the proxy does
+	// not know).
+	Base string `json:"base,omitempty"`
 }
 
 // Verdict is a Gate's answer to a call.

@@ -71,8 +71,11 @@ func parseMessage(raw []byte) (*message, error) {
 func (m *message) has(k string) bool { _, ok := m.members[k]; return ok }
 
 // idKey returns the key two spellings of one id share: a server that
-// decodes and encodes ids again may write 1.0 as 1, or "\u0041" as "A".
-// ok is false for anything but a string or a number.
+// decodes and encodes ids again may write 1.0 as 1, or "\u0041" as "A",
+// and one that reads numbers as doubles (JavaScript) cannot tell
+// 9007199254740993 from 9007199254740992, so integers past 2^53 are
+// keyed as the double they round to. ok is false for anything but a
+// string or a number.
 func idKey(raw json.RawMessage) (key string, ok bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -88,7 +91,10 @@ func idKey(raw json.RawMessage) (key string, ok bool) {
 	case c == '-' || ('0' <= c && c <= '9'):
 		n := json.Number(raw)
 		if i, err := n.Int64(); err == nil {
-			return "n:" + strconv.FormatInt(i, 10), true
+			if -(1<<53) < i && i < 1<<53 {
+				return "n:" + strconv.FormatInt(i, 10), true
+			}
+			return "n:" + strconv.FormatFloat(float64(i), 'g', -1, 64), true
 		}
 		f, err := n.Float64()
 		if err != nil || math.IsInf(f, 0) {

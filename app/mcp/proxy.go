@@ -21,7 +21,7 @@ const (
 	kindCall           // tools/call: cleaned, taints
 	kindTask           // tasks/result: the result of a task a tools/call made, as kindCall
 	kindList           // tools/list: pinned, descriptions cleaned
-	kindContent        // resources/read, prompts/get: cleaned
+	kindContent        // resources/read, prompts/get, the lists of prompts and resources, completions: cleaned
 )
 
 // The states of a tools/call.
@@ -85,6 +85,8 @@ type proxy struct {
 	session Session
 	tools   map[string]*toolState
 	tasks   map[string]string // task id → the tool whose call made it
+	roots   map[string]bool   // the ids (idKey) of the server's roots/list requests not answered yet
+	base    string            // the first root the client last gave the server, as a path; "" when none
 
 	logMu sync.Mutex
 }
@@ -103,6 +105,7 @@ func newProxy(opts Options, serverIn io.WriteCloser, serverOut io.Reader) *proxy
 		pending:      map[string]*request{},
 		tools:        map[string]*toolState{},
 		tasks:        map[string]string{},
+		roots:        map[string]bool{},
 	}
 	p.toClient = newLineWriter(opts.Stdout, func(err error) {
 		p.logf("the client's stdout failed: %v", err)

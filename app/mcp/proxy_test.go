@@ -631,9 +631,9 @@ func TestPassThrough(t *testing.T) {
 	// Notifications from the client reach the server; a method it does
 	// not know is answered by it.
 	h.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
-	h.request(`"r"`, "resources/list", "")
-	if m := h.answer(`"r"`); !strings.Contains(string(m["error"]), "no method resources/list") {
-		t.Errorf("resources/list: %s", mustJSON(m))
+	h.request(`"r"`, "resources/subscribe", "")
+	if m := h.answer(`"r"`); !strings.Contains(string(m["error"]), "no method resources/subscribe") {
+		t.Errorf("resources/subscribe: %s", mustJSON(m))
 	}
 }
 

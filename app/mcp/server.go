@@ -84,7 +84,18 @@ func (p *proxy) serverMessage(raw []byte) {
 			p.logf("dropped a message from the server that is both a request and a response")
 			return
 		}
-		p.reply(raw) // a request or a notification of the server's
+		if m.method == "roots/list" {
+			if key, ok := idKey(m.id); ok {
+				p.smu.Lock()
+				if len(p.roots) < maxDeciding {
+					p.roots[key] = true
+				}
+				p.smu.Unlock()
+			}
+		}
+		if b := p.cleanServerMessage(m, raw); b != nil {
+			p.reply(b) // a request or a notification of the server's
+		}
 		return
 	}
 	key, ok := idKey(m.id)
@@ -222,10 +233,12 @@ func (p *proxy) answerList(r *request, m *message) {
 		}
 		json.Unmarshal(m.members["result"], &page)
 		defs := make([]ToolDef, 0, len(page.Tools))
-		for _, t := range page.Tools {
+		unread := map[int]bool{}
+		for i, t := range page.Tools {
 			d, err := ParseToolDef(t)
 			if err != nil {
-				p.logf("tools/list: %v", err)
+				p.logf("tools/list: tool %s left out of the list the client gets, as agate cannot pin it: %v", rawName(t), err)
+				unread[i] = true
 				continue
 			}
 			defs = append(defs, d)
@@ -242,13 +255,17 @@ func (p *proxy) answerList(r *request, m *message) {
 			}
 		}
 		if res, ok := result.(map[string]any); ok {
+			if len(unread) > 0 {
+				res["tools"] = withoutIndexes(res["tools"], unread, len(page.Tools))
+			}
 			res["tools"] = c.cleanDescriptions(res["tools"])
 		}
 	}
 	p.answer(r, result, errObj)
 }
 
-// answerContent passes on a resource or a prompt, cleaned.
+// answerContent passes on a resource or a prompt, a list of them or
+// completions, cleaned.
 func (p *proxy) answerContent(r *request, m *message) {
 	c := p.cleaner()
 	result, errObj, err := cleanedParts(m, c)
@@ -260,4 +277,75 @@ func (p *proxy) answerContent(r *request, m *message) {
 		result = c.cleanContent(result)
 	}
 	p.answer(r, result, errObj)
+}
+
+// withoutIndexes returns the list tools without the elements at drop: a
+// listing's tools agate could not read, so could not pin, which the
+// client must not be shown (it would call them with no definition to
+// check). A list that is not the one of n tools read is replaced by an
+// empty one.
+func withoutIndexes(tools any, drop map[int]bool, n int) any {
+	list, ok := tools.([]any)
+	if !ok || len(list) != n {
+		return []any{}
+	}
+	out := make([]any, 0, len(list))
+	for i, t := range list {
+		if !drop[i] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// rawName is a listed tool's name as the server wrote it, for a message.
+func rawName(tool json.RawMessage) string {
+	var t map[string]json.RawMessage
+	if json.Unmarshal(tool, &t) != nil || t["name"] == nil {
+		return "(with no name)"
+	}
+	return string(t["name"])
+}
+
+// cleanServerMessage returns a request or a notification of the
+// server's, raw, as the client gets it: the strings of its params cleaned
+// (a sampling request's messages go to the client's model, a log message
+// or an elicitation to the person), but for the members that are not
+// text (see opaqueParamKeys).
+// A message with nothing to clean goes as the server wrote it; one whose
+// params cannot be read is dropped (nil).
+func (p *proxy) cleanServerMessage(m *message, raw []byte) []byte {
+	params, ok := m.members["params"]
+	if !ok {
+		return raw
+	}
+	v, err := decodeNumber(params)
+	if err != nil {
+		p.logf("dropped a message from the server whose params cannot be read: %v", err)
+		return nil
+	}
+	before, err := marshal(v)
+	if err != nil {
+		p.logf("dropped a message from the server whose params cannot be encoded again: %v", err)
+		return nil
+	}
+	after, err := marshal(p.cleaner().cleanParams(v))
+	if err != nil {
+		p.logf("dropped a message from the server whose params cannot be encoded again: %v", err)
+		return nil
+	}
+	if bytes.Equal(before, after) {
+		return raw
+	}
+	members := make(map[string]json.RawMessage, len(m.members))
+	for k, x := range m.members {
+		members[k] = x
+	}
+	members["params"] = after
+	b, err := marshal(members)
+	if err != nil {
+		p.logf("dropped a message from the server that cannot be encoded again: %v", err)
+		return nil
+	}
+	return b
 }
