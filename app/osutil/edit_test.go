@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -152,5 +153,39 @@ func TestEditFileDanglingLink(t *testing.T) {
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the link is gone: %v", err)
+	}
+}
+
+// TestBackupsKept: of a file's backups, the oldest (the file before
+// agate's first edit) and the four newest stay; other files stay too.
+func TestBackupsKept(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "settings.json")
+	other := filepath.Join(dir, "settings.json.agate-backup-notes.txt")
+	os.WriteFile(other, []byte("mine"), 0o600)
+	var made []string
+	for i := range 12 {
+		name, err := Backup(p, []byte{byte('a' + i)}, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, name)
+	}
+	var left []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		left = append(left, filepath.Join(dir, e.Name()))
+	}
+	want := append([]string{made[0]}, made[len(made)-4:]...)
+	for _, w := range append(want, other) {
+		if !slices.Contains(left, w) {
+			t.Errorf("%s was removed; left: %q", filepath.Base(w), left)
+		}
+	}
+	if len(left) != len(want)+1 {
+		t.Errorf("left %d files, want %d: %q", len(left), len(want)+1, left)
+	}
+	if b, _ := os.ReadFile(made[0]); string(b) != "a" {
+		t.Errorf("the oldest backup holds %q", b)
 	}
 }
