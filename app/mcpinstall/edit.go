@@ -9,8 +9,9 @@ import (
 	"github.com/agatehq/agate/app/osutil"
 )
 
-// maxSize bounds a client's file.
-const maxSize = 16 << 20
+// maxSize bounds a client's file: Claude Code's ~/.claude.json keeps
+// every project's history and grows past 16 MiB in long use.
+const maxSize = 64 << 20
 
 // Options are what Install needs.
 type Options struct {
