@@ -17,6 +17,7 @@ import (
 	"github.com/agatehq/agate/app/hook"
 	"github.com/agatehq/agate/app/hooksettings"
 	"github.com/agatehq/agate/app/machine"
+	"github.com/agatehq/agate/app/mcpinstall"
 	"github.com/agatehq/agate/keystore"
 	"github.com/agatehq/agate/policy"
 	"github.com/agatehq/agate/sandbox"
@@ -44,6 +45,7 @@ type Report struct {
 	Hooks       []HookReport        `json:"hooks"`
 	Confine     ConfineReport       `json:"confine_project"`
 	Grants      []GrantReport       `json:"grants"`
+	MCP         []MCPReport         `json:"mcp"`
 	Problems    []string            `json:"problems"`
 	Checked     time.Time           `json:"checked"`
 }
@@ -72,6 +74,17 @@ type GrantReport struct {
 	Agent string `json:"agent"`
 	Grant string `json:"grant"`
 	Broad bool   `json:"broad"` // a risk-set grant: it covers more than what a person looked at
+}
+
+// MCPReport is one MCP client's file: which of its servers run through
+// agate's proxy and which do not.
+type MCPReport struct {
+	Client  string   `json:"client"`
+	File    string   `json:"file"`
+	Proxied []string `json:"proxied"` // stdio servers run through `agate mcp run`
+	Direct  []string `json:"direct"`  // stdio servers the client starts itself
+	Remote  []string `json:"remote"`  // HTTP or SSE servers: the proxy cannot gate them
+	Error   string   `json:"error,omitempty"`
 }
 
 // HookReport is one agent's hooks.
@@ -229,7 +242,52 @@ func Doctor(ctx context.Context, p api.Paths) *Report {
 		}
 		r.Hooks = append(r.Hooks, hr)
 	}
+	r.MCP = mcpReports(problem)
 	return r
+}
+
+// mcpReports reads the MCP clients' user files, writing nothing. A
+// client with no hook of agate's (Claude Desktop, VS Code) that starts a
+// server itself runs its tools ungated: that is a problem.
+func mcpReports(problem func(string, ...any)) []MCPReport {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil
+	}
+	var out []MCPReport
+	for _, client := range mcpinstall.Clients() {
+		targets, err := mcpinstall.Targets(client, home, "", nil)
+		if err != nil {
+			continue
+		}
+		for _, t := range targets {
+			res, err := mcpinstall.Inspect(t)
+			if err == nil && !res.Exists {
+				continue
+			}
+			mr := MCPReport{Client: client, File: t.File}
+			if err != nil {
+				mr.Error = err.Error()
+			}
+			for _, s := range res.Proxied {
+				mr.Proxied = append(mr.Proxied, s.Key)
+			}
+			for _, s := range res.Rewritten {
+				mr.Direct = append(mr.Direct, s.Key)
+			}
+			for _, s := range res.Remote {
+				mr.Remote = append(mr.Remote, s.Key)
+			}
+			if len(mr.Direct) > 0 && !hook.Known(client) {
+				problem("%s starts MCP servers agate does not gate (%s, in %s): run `agate mcp install %s`",
+					client, strings.Join(mr.Direct, ", "), t.File, client)
+			}
+			if mr.Error != "" || len(mr.Proxied)+len(mr.Direct)+len(mr.Remote) > 0 {
+				out = append(out, mr)
+			}
+		}
+	}
+	return out
 }
 
 // keychainReport says which backend keeps the master key and whether it
@@ -346,6 +404,9 @@ func (r *Report) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "hooks:     %-12s %s (%s)\n", h.Agent, state, h.File)
 	}
+	for _, m := range r.MCP {
+		fmt.Fprintf(w, "mcp:       %-12s %s (%s)\n", m.Client, mcpLine(m), m.File)
+	}
 	if len(r.Problems) == 0 {
 		fmt.Fprintln(w, "\nno problems found")
 		return
@@ -354,4 +415,22 @@ func (r *Report) print(w io.Writer) {
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  - %s\n", p)
 	}
+}
+
+// mcpLine says in words what one MCP client's file runs.
+func mcpLine(m MCPReport) string {
+	if m.Error != "" {
+		return "cannot be read: " + m.Error
+	}
+	var parts []string
+	if len(m.Proxied) > 0 {
+		parts = append(parts, fmt.Sprintf("%d through agate's proxy", len(m.Proxied)))
+	}
+	if len(m.Direct) > 0 {
+		parts = append(parts, fmt.Sprintf("%d started directly (%s; agate mcp install %s)", len(m.Direct), strings.Join(m.Direct, ", "), m.Client))
+	}
+	if len(m.Remote) > 0 {
+		parts = append(parts, fmt.Sprintf("%d over HTTP/SSE, not gated by the proxy (%s)", len(m.Remote), strings.Join(m.Remote, ", ")))
+	}
+	return strings.Join(parts, "; ")
 }

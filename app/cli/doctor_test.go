@@ -132,3 +132,49 @@ func TestDoctorNoSessionBus(t *testing.T) {
 		t.Errorf("problems %q lack the keychain out of reach", r.Problems)
 	}
 }
+
+// TestDoctorMCP: doctor reads the MCP clients' files, writing nothing:
+// servers through agate's proxy, servers started directly, HTTP ones;
+// a client with no hook of agate's that starts a server itself is a
+// problem.
+func TestDoctorMCP(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+home+"/no-bus")
+	p := apptest.Paths(t, "")
+	t.Setenv("AGATE_STATE_DIR", p.State)
+	claude := `{"mcpServers": {"fs": {"command": "/usr/local/bin/agate", "args": ["mcp", "run", "--name", "fs", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+  "web": {"type": "http", "url": "https://mcp.example.com/mcp"}}}`
+	os.WriteFile(filepath.Join(home, ".claude.json"), []byte(claude), 0o600)
+	desktop := filepath.Join(home, ".config", "Claude", "claude_desktop_config.json")
+	os.MkdirAll(filepath.Dir(desktop), 0o700)
+	desktopText := `{"mcpServers": {"notes": {"command": "uvx", "args": ["notes-server"]}}}`
+	os.WriteFile(desktop, []byte(desktopText), 0o600)
+
+	_, out, errOut := runCLI(t, nil, "doctor", "--json", "--config", p.Config, "--socket", p.Socket)
+	var r Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, out, errOut)
+	}
+	got := map[string]MCPReport{}
+	for _, m := range r.MCP {
+		got[m.Client] = m
+	}
+	if c := got["claude-code"]; strings.Join(c.Proxied, ",") != "fs" || strings.Join(c.Remote, ",") != "web" || len(c.Direct) != 0 {
+		t.Errorf("claude-code: %+v", c)
+	}
+	if d := got["claude-desktop"]; strings.Join(d.Direct, ",") != "notes" {
+		t.Errorf("claude-desktop: %+v", d)
+	}
+	if !strings.Contains(strings.Join(r.Problems, "\n"), "claude-desktop starts MCP servers agate does not gate (notes") {
+		t.Errorf("problems: %q", r.Problems)
+	}
+	if b, _ := os.ReadFile(desktop); string(b) != desktopText {
+		t.Error("doctor changed a client's file")
+	}
+	_, out, _ = runCLI(t, nil, "doctor", "--config", p.Config, "--socket", p.Socket)
+	if !strings.Contains(out, "mcp:       claude-code  1 through agate's proxy; 1 over HTTP/SSE, not gated by the proxy (web)") {
+		t.Errorf("doctor's text:\n%s", out)
+	}
+}

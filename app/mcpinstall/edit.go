@@ -53,6 +53,32 @@ func Install(t Target, o Options) (Result, error) {
 // and args back.
 func Uninstall(t Target) (Result, error) { return editTarget(t, Options{}, true) }
 
+// Inspect reads t and says, writing nothing, which of its servers run
+// through agate (Proxied), which stdio servers would be rewritten by
+// Install (Rewritten), and which it cannot gate (Remote, Skipped).
+func Inspect(t Target) (Result, error) {
+	res := Result{File: t.File}
+	data, _, err := osutil.ReadRegular(t.File, maxSize)
+	if err != nil || data == nil {
+		return res, err
+	}
+	res.Exists = true
+	// An uninstall, not written: the servers it would give back their
+	// own command run through agate now, the others do not.
+	var r Result
+	switch t.Format {
+	case TOML:
+		_, r, err = editTOML(data, t, Options{}, true)
+	default:
+		_, r, err = editJSON(data, t, Options{}, true)
+	}
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", t.File, err)
+	}
+	res.Proxied, res.Rewritten, res.Remote, res.Skipped = r.Rewritten, r.Proxied, r.Remote, r.Skipped
+	return res, nil
+}
+
 func editTarget(t Target, o Options, undo bool) (Result, error) {
 	res := Result{File: t.File}
 	ed, err := osutil.EditFile(t.File, maxSize, func(data []byte) ([]byte, bool, error) {

@@ -391,3 +391,30 @@ func original(s Server) (string, []string) {
 	}
 	return s.Command, s.Args
 }
+
+// TestInspect: Inspect says which servers run through agate and which do
+// not, before and after an install, and writes nothing.
+func TestInspect(t *testing.T) {
+	path, data := copyTo(t, "claude.json")
+	tg := Target{Client: ClaudeCode, File: path, Roots: [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}}}
+	res, err := Inspect(tg)
+	if err != nil || !res.Exists {
+		t.Fatalf("Inspect = %+v, %v", res, err)
+	}
+	if names(res.Proxied) != "" || names(res.Rewritten) != "filesystem,git,my tools,plain" || names(res.Remote) != "remote" {
+		t.Errorf("before install: proxied %q, not %q, remote %q", names(res.Proxied), names(res.Rewritten), names(res.Remote))
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, data) {
+		t.Fatal("Inspect wrote the file")
+	}
+	if _, err := Install(Target{Client: tg.Client, File: path, Roots: tg.Roots}, Options{Agate: agate}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Inspect(tg)
+	if err != nil || names(res.Proxied) != "filesystem,git,my tools,plain" || names(res.Rewritten) != "" {
+		t.Errorf("after install: proxied %q, not %q, %v", names(res.Proxied), names(res.Rewritten), err)
+	}
+	if res, err := Inspect(Target{Client: Cursor, File: filepath.Join(t.TempDir(), "none.json"), Roots: [][]string{{"mcpServers"}}}); err != nil || res.Exists {
+		t.Errorf("a missing file: %+v, %v", res, err)
+	}
+}
