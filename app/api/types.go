@@ -268,6 +268,19 @@ type Status struct {
 	// rotated since; LeaksError says why the record could not be read.
 	Leaks      []Leak `json:"leaks,omitempty"`
 	LeaksError string `json:"leaks_error,omitempty"`
+	// Proxies are the live MCP proxies (`agate mcp run`): the agents'
+	// hooks step aside for the tools they have listed.
+	Proxies []ProxyStatus `json:"mcp_proxies,omitempty"`
+}
+
+// ProxyStatus is one live MCP proxy.
+type ProxyStatus struct {
+	Server    string    `json:"server"`     // NAME in mcp__NAME__TOOL
+	Client    string    `json:"client"`     // the agent the client said it is
+	PID       int       `json:"pid"`        // the proxy's process
+	ClientPID int       `json:"client_pid"` // the client that started it
+	Tools     int       `json:"tools"`      // tools it has listed
+	Since     time.Time `json:"since"`
 }
 
 // The outcomes an agent reports for a call whose ask agate handed to the

@@ -280,6 +280,11 @@ func TestMCPRunFakeServer(t *testing.T) {
 	if err != nil || resp.Decision != policy.Allow || !strings.Contains(resp.Reason, daemon.ReasonProxied) {
 		t.Fatalf("the hook did not step aside: %+v %v", resp, err)
 	}
+	// The status lists it.
+	st, err := client.Status(context.Background())
+	if err != nil || len(st.Proxies) != 1 || st.Proxies[0].Server != "fake" || st.Proxies[0].ClientPID != os.Getpid() || st.Proxies[0].Tools == 0 {
+		t.Fatalf("status: %+v %v", st, err)
+	}
 	c.in.Close()
 	if code := c.wait(); code != 0 {
 		t.Fatalf("the proxy exited %d", code)
@@ -288,6 +293,9 @@ func TestMCPRunFakeServer(t *testing.T) {
 		resp, err := client.Decide(context.Background(), &api.DecideRequest{Tool: "mcp__fake__echo", Agent: "claude-code", Session: "s", Cwd: dir})
 		return err == nil && !strings.Contains(resp.Reason, daemon.ReasonProxied)
 	})
+	if st, err := client.Status(context.Background()); err != nil || len(st.Proxies) != 0 {
+		t.Fatalf("status after the proxy ended: %+v %v", st.Proxies, err)
+	}
 
 	// The rug pull: the server comes back with another description. The
 	// allow rule does not cover it: the person is asked, told what

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -77,6 +78,10 @@ func cmdStatus(ctx context.Context, e *Env, args []string) error {
 	}
 	for _, l := range st.Leaks {
 		fmt.Fprintf(e.Stdout, "  LEAKED:     %s: rotate it (agate doctor says how)\n", leakLine(&l))
+	}
+	for _, p := range st.Proxies {
+		fmt.Fprintf(e.Stdout, "  mcp proxy:  %s for %s (pid %d, started by pid %d, %d tools, since %s)\n",
+			p.Server, cmp.Or(p.Client, "an MCP client"), p.PID, p.ClientPID, p.Tools, p.Since.Local().Format(time.TimeOnly))
 	}
 	return nil
 }

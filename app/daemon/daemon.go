@@ -659,6 +659,7 @@ func (d *Daemon) Status() *api.Status {
 	if s.Leaks, err = d.Leaks(); err != nil {
 		s.LeaksError = err.Error()
 	}
+	s.Proxies = d.proxies.status()
 	return s
 }
 

@@ -1,12 +1,14 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -68,6 +70,21 @@ func (ps *proxies) add(e *proxyEntry) error {
 	}
 	ps.byID[e.session] = e
 	return nil
+}
+
+// status lists the live proxies, by server name then start.
+func (ps *proxies) status() []api.ProxyStatus {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var out []api.ProxyStatus
+	for _, e := range ps.byID {
+		out = append(out, api.ProxyStatus{Server: e.server, Client: e.client, PID: e.proxyPID,
+			ClientPID: e.clientPID, Tools: len(e.tools), Since: e.started})
+	}
+	slices.SortFunc(out, func(a, b api.ProxyStatus) int {
+		return cmp.Or(cmp.Compare(a.Server, b.Server), a.Since.Compare(b.Since))
+	})
+	return out
 }
 
 func (ps *proxies) remove(e *proxyEntry) {
