@@ -164,7 +164,7 @@ func (p *Policy) decide(c *call) Decision {
 	// 7. auto_approve categories, then grants.
 	if !withdrawn && implicit && !destroys && p.autoApprove[c.category] && c.contained() {
 		return Decision{Verdict: Allow, Layer: LayerAutoApprove,
-			Reason: fmt.Sprintf("%s tools are pre-approved (auto_approve) and this stays in the project", c.category)}
+			Reason: c.category + " tools are pre-approved (auto_approve) and this stays in the project"}
 	}
 	if d, ok := p.grantedTool(c, agent, withdrawn); ok {
 		return d

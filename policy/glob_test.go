@@ -10,6 +10,14 @@ var globTests = []struct {
 	pattern, s string
 	want       bool
 }{
+	// The general pattern's literal head and tail: they cannot overlap.
+	{"ab*ba", "aba", false},
+	{"ab*ba", "abba", true},
+	{"ssh_host_*_key", "ssh_host_rsa_key", true},
+	{"ssh_host_*_key", "ssh_host_rsa_key.pub", false},
+	{"a[*]b?", "a*bc", true},
+	{"a[]]b*", "a]bc", true},
+	{"x]y*z", "x]yz", true},
 	{"rm*", "rm -rf build", true},
 	{"rm*", "ls && rm", false},
 	{"*sudo*", "echo; sudo ls", true},
