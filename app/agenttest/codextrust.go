@@ -25,19 +25,6 @@ import (
 // codexhooks.Hook, which computes its hash as Codex does).
 type CodexHook = codexhooks.Hook
 
-// CodexEventLabel is codexhooks.EventLabel.
-func CodexEventLabel(event string) string { return codexhooks.EventLabel(event) }
-
-// CodexHookKey is codexhooks.Key.
-func CodexHookKey(source, event string, group, handler int) string {
-	return codexhooks.Key(source, event, group, handler)
-}
-
-// CodexTimeout is codexhooks.Timeout.
-func CodexTimeout(event string, timeout int) int { return codexhooks.Timeout(event, timeout) }
-
-func tomlString(s string) string { return tomltext.String(s) }
-
 // CodexHooksTOML is the TOML for hooks, each in a matcher group of its
 // own, for the config file at configPath, with a [hooks.state] entry
 // that trusts each one: the extra text for WriteCodexConfig.
@@ -49,9 +36,9 @@ func CodexHooksTOML(configPath string, hooks []CodexHook) string {
 		groups[h.Event]++
 		fmt.Fprintf(&b, "\n[[hooks.%s]]\n", h.Event)
 		if h.Matcher != "" {
-			fmt.Fprintf(&b, "matcher = %s\n", tomlString(h.Matcher))
+			fmt.Fprintf(&b, "matcher = %s\n", tomltext.String(h.Matcher))
 		}
-		fmt.Fprintf(&b, "[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\n", h.Event, tomlString(h.Command))
+		fmt.Fprintf(&b, "[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\n", h.Event, tomltext.String(h.Command))
 		if h.Timeout != 0 {
 			fmt.Fprintf(&b, "timeout = %d\n", h.Timeout)
 		}
@@ -59,10 +46,10 @@ func CodexHooksTOML(configPath string, hooks []CodexHook) string {
 			b.WriteString("async = true\n")
 		}
 		if h.StatusMessage != "" {
-			fmt.Fprintf(&b, "statusMessage = %s\n", tomlString(h.StatusMessage))
+			fmt.Fprintf(&b, "statusMessage = %s\n", tomltext.String(h.StatusMessage))
 		}
 		fmt.Fprintf(&state, "\n[hooks.state.%s]\ntrusted_hash = %s\n",
-			tomlString(CodexHookKey(configPath, h.Event, g, 0)), tomlString(h.Hash()))
+			tomltext.String(codexhooks.Key(configPath, h.Event, g, 0)), tomltext.String(h.Hash()))
 	}
 	return b.String() + state.String()
 }
