@@ -22,7 +22,7 @@ build: cli desktop
 
 cli:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags nogui -ldflags '$(LDFLAGS)' -o $(BIN)/agate-cli .
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/agate-hook ./app/hookcmd/agate-hook
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/agate-hook ./app/hooks/agate-hook
 
 # no_emoji: Fyne would otherwise parse its 4 MB emoji font once per text
 # style, which keeps the tray app's memory above 60 MB.
@@ -72,7 +72,7 @@ test-ui: build
 
 ## test-agents: the real agent programs (Claude Code, Gemini CLI, Codex,
 ## the reference MCP filesystem server through agate mcp run, at the
-## versions app/agenttest pins, installed from the npm registry
+## versions app/internal/agenttest pins, installed from the npm registry
 ## into the user cache when missing) against a fake model server, with
 ## agate's hooks installed by agate, a real daemon and the real
 ## agate-hook. Skipped, with the reason, where npm or the registry cannot
@@ -82,7 +82,7 @@ test-agents: cli
 	@./.ci/deps.sh agents
 	@log=$$(mktemp); status=0; \
 	AGATE_AGENT_TESTS=1 AGATE_E2E_BIN=$(CURDIR)/$(BIN) CGO_ENABLED=0 \
-	  $(GO) test -tags nogui -count=1 -timeout 30m -run '$(AGENT_TESTS)' -v ./app/daemon/ ./app/agenttest/ ./app/cli/ ./app/mcp/ >$$log 2>&1 || status=$$?; \
+	  $(GO) test -tags nogui -count=1 -timeout 30m -run '$(AGENT_TESTS)' -v ./app/daemon/ ./app/internal/agenttest/ ./app/cli/ ./app/mcp/ >$$log 2>&1 || status=$$?; \
 	grep -E '^ *--- |^(ok|FAIL|PASS|panic)|_test\.go:[0-9]+: |testing\.go:[0-9]+: ' $$log | grep -v ': screen:$$'; \
 	[ $$status = 0 ] || cat $$log; rm -f $$log; exit $$status
 

@@ -31,7 +31,7 @@ type rule struct {
 }
 
 // testHelpers may be imported by any package's tests.
-var testHelpers = []string{"app/apptest", "app/agenttest", "sandbox/sandboxtest"}
+var testHelpers = []string{"app/internal/apptest", "app/internal/agenttest", "sandbox/sandboxtest"}
 
 // rules are agate's rooms and what each may import. Every package of the
 // module needs one: a new room says where it stands.
@@ -45,7 +45,7 @@ var rules = []rule{
 		why: "the key store shares only the OS helpers"},
 	{pkg: "assets"},
 	{pkg: "bench/..."},
-	{pkg: "ui", may: []string{"app/api", "app/daemon", "app/audit", "app/config", "app/hook", "app/hooksettings",
+	{pkg: "ui", may: []string{"app/api", "app/daemon", "app/files/audit", "app/files/config", "app/hooks", "app/hooks/settings",
 		"app/machine", "app/version", "assets", "keystore", "policy", "sandbox", "ui/internal/..."},
 		why: "the desktop app drives an in-process daemon and uses the packages that own agate's files"},
 	{pkg: "ui/internal/..."},
@@ -53,56 +53,56 @@ var rules = []rule{
 
 	{pkg: "app", why: "app holds the map of the rooms and this test"},
 	{pkg: "app/osutil", why: "the OS helpers import nothing of agate's: the lean hook links them"},
-	{pkg: "app/strictjson"},
-	{pkg: "app/tomltext", why: "TOML text as agate's editors write it: every package that edits TOML as bytes shares it"},
+	{pkg: "app/internal/strictjson"},
+	{pkg: "app/internal/tomltext", why: "TOML text as agate's editors write it: every package that edits TOML as bytes shares it"},
 	{pkg: "app/version"},
 	{pkg: "app/api", may: []string{"app/osutil", "policy/verdict"},
 		why: "the API's types and client are linked by the hook binary: not the policy, not the daemon"},
-	{pkg: "app/hook", may: []string{"app/strictjson"}},
-	{pkg: "app/hookcmd", may: []string{"app/api", "app/hook", "app/osutil", "app/strictjson", "policy/schema", "policy/verdict"},
+	{pkg: "app/hooks", may: []string{"app/internal/strictjson"}},
+	{pkg: "app/hooks/runner", may: []string{"app/api", "app/hooks", "app/osutil", "app/internal/strictjson", "policy/schema", "policy/verdict"},
 		tests: []string{"policy"},
 		why:   "the hook runner runs once per tool call: it links neither the policy nor the daemon"},
-	{pkg: "app/hookcmd/agate-hook", may: []string{"app/hook", "app/hookcmd"}},
+	{pkg: "app/hooks/agate-hook", may: []string{"app/hooks", "app/hooks/runner"}},
 
 	// The files agate owns.
-	{pkg: "app/audit", may: []string{"app/api", "app/osutil"},
+	{pkg: "app/files/audit", may: []string{"app/api", "app/osutil"},
 		why: "the audit log owns its file: it imports neither the daemon nor the command line"},
-	{pkg: "app/grants", may: []string{"app/osutil", "app/tomltext", "policy"},
+	{pkg: "app/files/grants", may: []string{"app/osutil", "app/internal/tomltext", "policy"},
 		why: "the grants store owns grants.toml: it imports neither the daemon nor the command line"},
-	{pkg: "app/config", may: []string{"app/api", "app/osutil", "app/tomltext", "policy"},
+	{pkg: "app/files/config", may: []string{"app/api", "app/osutil", "app/internal/tomltext", "policy"},
 		why: "the config owns config.toml and its copies: it imports neither the daemon nor the command line"},
-	{pkg: "app/leaks", may: []string{"app/api", "app/osutil"},
+	{pkg: "app/files/leaks", may: []string{"app/api", "app/osutil"},
 		why: "the leak record owns leaks.json: it imports neither the daemon nor the command line"},
 
-	{pkg: "app/codexhooks", may: []string{"app/hook", "app/tomltext"},
+	{pkg: "app/hooks/settings/codexconfig", may: []string{"app/hooks", "app/internal/tomltext"},
 		why: "Codex's config.toml and its hook trust are edited as bytes: no files, no daemon"},
-	{pkg: "app/codexrules", may: []string{"app/osutil", "policy"},
+	{pkg: "app/hooks/settings/codexrules", may: []string{"app/osutil", "policy"},
 		why: "agate's Codex exec-policy rules are rendered from the policy's config; the daemon and the command line write them"},
-	{pkg: "app/hooksettings", may: []string{"app/api", "app/codexhooks", "app/codexrules", "app/hook", "app/osutil"}, tests: []string{"app/tomltext"},
+	{pkg: "app/hooks/settings", may: []string{"app/api", "app/hooks/settings/codexconfig", "app/hooks/settings/codexrules", "app/hooks", "app/osutil"}, tests: []string{"app/internal/tomltext"},
 		why: "the agents' settings files are edited with hook's rules, nothing of the daemon's"},
 	{pkg: "app/machine", may: []string{"app/api", "app/osutil", "keystore", "policy", "sandbox"},
 		why: "the machine's facts are shared by the daemon, the command line and the desktop app"},
 
-	{pkg: "app/replay", may: []string{"app/hook", "policy"},
+	{pkg: "app/cli/replay", may: []string{"app/hooks", "policy"},
 		why: "replay re-decides recorded calls under a policy; the caller brings the files and the disk"},
-	{pkg: "app/mcp", may: []string{"app/strictjson", "policy"}, tests: []string{"app/mcp/mcptest"},
+	{pkg: "app/mcp", may: []string{"app/internal/strictjson", "policy"}, tests: []string{"app/mcp/mcptest"},
 		why: "the MCP proxy asks a Gate; it knows nothing of the daemon behind it"},
 	{pkg: "app/mcp/mcptest", may: []string{"app/mcp"}},
-	{pkg: "app/mcpinstall", may: []string{"app/mcp", "app/osutil", "app/strictjson", "app/tomltext"},
+	{pkg: "app/mcp/clients", may: []string{"app/mcp", "app/osutil", "app/internal/strictjson", "app/internal/tomltext"},
 		why: "rewriting MCP clients' configs knows the proxy's names, nothing of the daemon"},
-	{pkg: "app/mcppin", may: []string{"app/mcp", "app/osutil", "app/strictjson"},
+	{pkg: "app/mcp/pins", may: []string{"app/mcp", "app/osutil", "app/internal/strictjson"},
 		why: "the pin store owns the pinned MCP tool definitions: it imports neither the daemon nor the command line"},
 
-	{pkg: "app/daemon", may: []string{"app/api", "app/audit", "app/codexrules", "app/config", "app/grants", "app/leaks", "app/machine", "app/mcp", "app/mcppin", "app/osutil",
-		"app/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
+	{pkg: "app/daemon", may: []string{"app/api", "app/files/audit", "app/hooks/settings/codexrules", "app/files/config", "app/files/grants", "app/files/leaks", "app/machine", "app/mcp", "app/mcp/pins", "app/osutil",
+		"app/internal/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
 		why: "the daemon never imports its clients (the command line, the desktop app)"},
-	{pkg: "app/cli", may: []string{"app/api", "app/audit", "app/codexrules", "app/config", "app/grants", "app/hook", "app/hookcmd", "app/leaks",
-		"app/hooksettings", "app/machine", "app/mcp", "app/mcpinstall", "app/osutil", "app/replay", "app/strictjson", "app/version", "keystore", "policy", "sandbox",
+	{pkg: "app/cli", may: []string{"app/api", "app/files/audit", "app/hooks/settings/codexrules", "app/files/config", "app/files/grants", "app/hooks", "app/hooks/runner", "app/files/leaks",
+		"app/hooks/settings", "app/machine", "app/mcp", "app/mcp/clients", "app/osutil", "app/cli/replay", "app/internal/strictjson", "app/version", "keystore", "policy", "sandbox",
 		"app/daemon"}, // serve.go only: see TestOnlyServeConstructsADaemon
 		tests: []string{"app/daemon"},
 		why:   "the commands reach the daemon through the API's client"},
-	{pkg: "app/apptest", may: []string{"app/api"}, why: "every package's tests may use it, the daemon's own included"},
-	{pkg: "app/agenttest", may: []string{"app/codexhooks", "app/tomltext"}},
+	{pkg: "app/internal/apptest", may: []string{"app/api"}, why: "every package's tests may use it, the daemon's own included"},
+	{pkg: "app/internal/agenttest", may: []string{"app/hooks/settings/codexconfig", "app/internal/tomltext"}},
 }
 
 // pkgFiles is one package's Go files and what each imports.
@@ -287,7 +287,7 @@ func TestOnlyUIImportsFyne(t *testing.T) {
 // line.
 func TestHookBinaryStaysLean(t *testing.T) {
 	pkgs := parseModule(t)
-	lean := []string{"app/hookcmd/agate-hook", "app/hookcmd", "app/hook", "app/api", "app/osutil", "app/strictjson",
+	lean := []string{"app/hooks/agate-hook", "app/hooks/runner", "app/hooks", "app/api", "app/osutil", "app/internal/strictjson",
 		"policy/schema", "policy/verdict"}
 	seen := map[string]bool{}
 	var walk func(string)
@@ -309,5 +309,5 @@ func TestHookBinaryStaysLean(t *testing.T) {
 			}
 		}
 	}
-	walk("app/hookcmd/agate-hook")
+	walk("app/hooks/agate-hook")
 }

@@ -14,7 +14,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/agate-bench.XXXXXX")
 trap 'kill $daemon 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 CGO_ENABLED=0 go build -trimpath -tags nogui -ldflags '-s -w' -o "$tmp/agate-cli" .
-CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/agate-hook" ./app/hookcmd/agate-hook
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/agate-hook" ./app/hooks/agate-hook
 go build -o "$tmp/minhook" ./bench/minhook
 go build -o "$tmp/timeit" ./bench/timeit
 

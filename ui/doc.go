@@ -3,7 +3,7 @@
 // imports a GUI toolkit; it drives a daemon.Daemon running in the same
 // process through the daemon's methods and answers its approvals as a
 // daemon.Prompter. It reads and edits agate's files through the packages
-// that own them (app/config, app/audit, app/hooksettings).
+// that own them (app/files/config, app/files/audit, app/hooks/settings).
 //
 // Threading: Fyne widgets are touched only on Fyne's goroutine. Anything
 // started elsewhere (the daemon calling Ask, the event stream, timers,

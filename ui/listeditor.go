@@ -8,7 +8,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/files/config"
 )
 
 // listEditor edits one array of strings in config.toml: rules, hard-deny

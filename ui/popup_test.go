@@ -17,8 +17,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/audit"
 	"github.com/agatehq/agate/app/daemon"
+	"github.com/agatehq/agate/app/files/audit"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -13,8 +13,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/config"
 	"github.com/agatehq/agate/app/daemon"
+	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -10,7 +10,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app/audit"
+	"github.com/agatehq/agate/app/files/audit"
 )
 
 // activityKeep is how many of the newest audit records the tab holds.

@@ -8,8 +8,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app/hook"
-	"github.com/agatehq/agate/app/hooksettings"
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/settings"
 )
 
 // agentsTab shows, per agent, whether agate's hooks are in its user
@@ -30,7 +30,7 @@ func newAgentsTab(s *Settings) *agentsTab {
 // load reads each agent's settings file.
 func (t *agentsTab) load() {
 	t.list.Objects = nil
-	for _, agent := range hook.Agents() {
+	for _, agent := range hooks.Agents() {
 		t.list.Add(t.card(agent))
 	}
 	t.list.Refresh()
@@ -38,11 +38,11 @@ func (t *agentsTab) load() {
 }
 
 func (t *agentsTab) card(agent string) fyne.CanvasObject {
-	file, err := hooksettings.Path(agent, "")
+	file, err := settings.Path(agent, "")
 	if err != nil {
 		return widget.NewCard(agent, err.Error(), nil)
 	}
-	st := hooksettings.Status(agent, file)
+	st := settings.Status(agent, file)
 	var b strings.Builder
 	switch {
 	case st.Err != nil:
@@ -91,16 +91,16 @@ func (t *agentsTab) card(agent string) fyne.CanvasObject {
 }
 
 func (t *agentsTab) install(agent, file string) {
-	bin, err := hooksettings.Binary()
+	bin, err := settings.Binary()
 	if err == nil {
-		var edit hooksettings.Edit
-		timeout := hooksettings.Timeout(t.s.config().ApprovalTimeout())
-		if agent == hook.Codex {
+		var edit settings.Edit
+		timeout := settings.Timeout(t.s.config().ApprovalTimeout())
+		if agent == hooks.Codex {
 			// Codex also gets agate's exec-policy rules, from hard_deny.
-			edit, err = hooksettings.InstallWith(agent, file, bin, timeout,
-				hooksettings.InstallOptions{User: true, HardDeny: t.s.config().Auto.HardDeny})
+			edit, err = settings.InstallWith(agent, file, bin, timeout,
+				settings.InstallOptions{User: true, HardDeny: t.s.config().Auto.HardDeny})
 		} else {
-			edit, err = hooksettings.Install(agent, file, bin, timeout)
+			edit, err = settings.Install(agent, file, bin, timeout)
 		}
 		if err == nil {
 			msg := fmt.Sprintf("Installed agate's %s hooks in %s, running %s.", agent, file, bin)
@@ -119,7 +119,7 @@ func (t *agentsTab) install(agent, file string) {
 }
 
 func (t *agentsTab) uninstall(agent, file string) {
-	edit, err := hooksettings.Uninstall(agent, file)
+	edit, err := settings.Uninstall(agent, file)
 	switch {
 	case err != nil:
 		t.s.status.SetText("Not uninstalled: " + err.Error())

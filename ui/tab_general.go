@@ -8,7 +8,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/policy"
 	"github.com/agatehq/agate/sandbox"

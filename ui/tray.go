@@ -6,8 +6,8 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"github.com/agatehq/agate/app/config"
 	"github.com/agatehq/agate/app/daemon"
+	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/assets"
 	"github.com/agatehq/agate/policy"
 )

@@ -3,7 +3,7 @@ package cli
 import (
 	"testing"
 
-	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/app/internal/apptest"
 )
 
 // buildCLI returns the path of agate-cli as `make cli` builds it (no GUI,

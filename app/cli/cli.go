@@ -12,7 +12,7 @@ import (
 	"syscall"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/policy"
 )

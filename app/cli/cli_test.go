@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/apptest"
 	"github.com/agatehq/agate/app/daemon"
-	"github.com/agatehq/agate/app/grants"
+	"github.com/agatehq/agate/app/files/grants"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/files/config"
 )
 
 func init() {

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/config"
-	"github.com/agatehq/agate/app/grants"
-	"github.com/agatehq/agate/app/hook"
-	"github.com/agatehq/agate/app/hooksettings"
+	"github.com/agatehq/agate/app/files/config"
+	"github.com/agatehq/agate/app/files/grants"
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/settings"
 	"github.com/agatehq/agate/app/machine"
-	"github.com/agatehq/agate/app/mcpinstall"
+	"github.com/agatehq/agate/app/mcp/clients"
 	"github.com/agatehq/agate/keystore"
 	"github.com/agatehq/agate/policy"
 	"github.com/agatehq/agate/sandbox"
@@ -208,12 +208,12 @@ func Doctor(ctx context.Context, p api.Paths) *Report {
 		problem("%s; to rotate it: %s", leakLine(&l), rotateHint(&l))
 	}
 
-	for _, agent := range hook.Agents() {
-		file, err := hooksettings.Path(agent, "")
+	for _, agent := range hooks.Agents() {
+		file, err := settings.Path(agent, "")
 		if err != nil {
 			continue
 		}
-		hs := hooksettings.Status(agent, file)
+		hs := settings.Status(agent, file)
 		hr := HookReport{Agent: agent, File: file, Installed: hs.Installed()}
 		switch {
 		case hs.Err != nil:
@@ -255,13 +255,13 @@ func mcpReports(problem func(string, ...any)) []MCPReport {
 		return nil
 	}
 	var out []MCPReport
-	for _, client := range mcpinstall.Clients() {
-		targets, err := mcpinstall.Targets(client, home, "", nil)
+	for _, client := range clients.Clients() {
+		targets, err := clients.Targets(client, home, "", nil)
 		if err != nil {
 			continue
 		}
 		for _, t := range targets {
-			res, err := mcpinstall.Inspect(t)
+			res, err := clients.Inspect(t)
 			if err == nil && !res.Exists {
 				continue
 			}
@@ -278,7 +278,7 @@ func mcpReports(problem func(string, ...any)) []MCPReport {
 			for _, s := range res.Remote {
 				mr.Remote = append(mr.Remote, s.Key)
 			}
-			if len(mr.Direct) > 0 && !hook.Known(client) {
+			if len(mr.Direct) > 0 && !hooks.Known(client) {
 				problem("%s starts MCP servers agate does not gate (%s, in %s): run `agate mcp install %s`",
 					client, strings.Join(mr.Direct, ", "), t.File, client)
 			}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/keystore"
 	"github.com/agatehq/agate/sandbox"
 )

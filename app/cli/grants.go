@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/grants"
+	"github.com/agatehq/agate/app/files/grants"
 )
 
 func init() {

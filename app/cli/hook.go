@@ -8,8 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agatehq/agate/app/hook"
-	"github.com/agatehq/agate/app/hookcmd"
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/runner"
 )
 
 func init() {
@@ -37,17 +37,17 @@ func cmdHook(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return err // exit 2: the call is blocked
 	}
-	if len(pos) != 1 || !hook.Known(pos[0]) {
+	if len(pos) != 1 || !hooks.Known(pos[0]) {
 		fs.Usage()
-		return usagef("want one agent: %s", strings.Join(hook.Agents(), ", "))
+		return usagef("want one agent: %s", strings.Join(hooks.Agents(), ", "))
 	}
-	run := hookcmd.Run
+	run := runner.Run
 	if e.Stdin == io.Reader(os.Stdin) {
 		// The hook is this whole process: it ends in 0 or 2 whatever
-		// happens, signals included (see hookcmd.Main).
-		run = hookcmd.Main
+		// happens, signals included (see runner.Main).
+		run = runner.Main
 	}
-	code := run(ctx, hookcmd.Options{
+	code := run(ctx, runner.Options{
 		Agent: pos[0], Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr, Getenv: os.Getenv,
 		Config: cf.config, Socket: cf.socket, AgentTimeout: *agentTimeout,
 	})

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/app/internal/apptest"
 )
 
 // TestHooksThroughRealDaemon runs each agent's recorded payloads through

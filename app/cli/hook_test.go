@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agatehq/agate/app/codexrules"
-	"github.com/agatehq/agate/app/config"
-	"github.com/agatehq/agate/app/hook"
-	"github.com/agatehq/agate/app/hooksettings"
+	"github.com/agatehq/agate/app/files/config"
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/settings"
+	"github.com/agatehq/agate/app/hooks/settings/codexrules"
 )
 
 func init() {
@@ -47,16 +47,16 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 	}
 	switch verb := pos[0]; verb {
 	case "install", "uninstall":
-		if len(pos) != 2 || !hook.Known(pos[1]) {
-			return usagef("hooks %s takes one agent: %s", verb, strings.Join(hook.Agents(), ", "))
+		if len(pos) != 2 || !hooks.Known(pos[1]) {
+			return usagef("hooks %s takes one agent: %s", verb, strings.Join(hooks.Agents(), ", "))
 		}
 		agent := pos[1]
-		file, err := hooksettings.Path(agent, *project)
+		file, err := settings.Path(agent, *project)
 		if err != nil {
 			return err
 		}
 		if verb == "uninstall" {
-			edit, err := hooksettings.Uninstall(agent, file)
+			edit, err := settings.Uninstall(agent, file)
 			if err != nil {
 				return err
 			}
@@ -83,8 +83,8 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 					}
 				}
 			}
-			if agent == hook.Codex {
-				for _, en := range hooksettings.Status(agent, file).Entries {
+			if agent == hooks.Codex {
+				for _, en := range settings.Status(agent, file).Entries {
 					fmt.Fprintf(e.Stdout, "WARNING: agate's %s hook is still in %s, outside agate's block (%s): remove it by hand\n", en.Event, file, en.Command)
 				}
 			}
@@ -111,14 +111,14 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 		return usageErr(fmt.Errorf("the hook timeout comes from [approvals] timeout: %w", err))
 	}
 	if bin == "" {
-		if bin, err = hooksettings.Binary(); err != nil {
+		if bin, err = settings.Binary(); err != nil {
 			return err
 		}
 	} else if !filepath.IsAbs(bin) {
 		return usagef("--bin %s is not an absolute path", bin)
 	}
-	edit, err := hooksettings.InstallWith(agent, file, bin, hooksettings.Timeout(cfg.ApprovalTimeout()),
-		hooksettings.InstallOptions{Socket: paths.Socket, Config: paths.Config, User: hooksettings.IsUser(agent, file), HardDeny: cfg.Auto.HardDeny})
+	edit, err := settings.InstallWith(agent, file, bin, settings.Timeout(cfg.ApprovalTimeout()),
+		settings.InstallOptions{Socket: paths.Socket, Config: paths.Config, User: settings.IsUser(agent, file), HardDeny: cfg.Auto.HardDeny})
 	if err != nil {
 		return err
 	}
@@ -138,20 +138,20 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 		fmt.Fprintf(e.Stdout, "installed agate's %s hooks in %s, running %s\n", agent, file, bin)
 	}
 	switch agent {
-	case hook.Gemini:
+	case hooks.Gemini:
 		if edit.Policy != "" {
 			fmt.Fprintf(e.Stdout, "Gemini CLI leaves each tool call to agate and does not ask again (policy %s).\n", edit.Policy)
 		} else {
 			fmt.Fprintln(e.Stdout, "Gemini CLI reads policies only from ~/.gemini/policies: with hooks in a project it still asks after agate allows (install them for your user to make agate the one prompt).")
 		}
-		if off := hooksettings.Status(agent, file).HooksOff; off != "" {
+		if off := settings.Status(agent, file).HooksOff; off != "" {
 			fmt.Fprintf(e.Stdout, "WARNING: Gemini CLI does not run agate's hooks from %s (%s): turn them back on (/hooks panel), or Gemini runs every call unasked.\n", file, off)
 		} else {
 			fmt.Fprintln(e.Stdout, "Gemini CLI runs hooks only where they are enabled in its settings; check with /hooks panel.")
 		}
-	case hook.Cursor:
+	case hooks.Cursor:
 		fmt.Fprintln(e.Stdout, "Restart Cursor for the hooks to take effect.")
-	case hook.Codex:
+	case hooks.Codex:
 		return codexInstalled(e, cfg, file, edit)
 	}
 	return nil
@@ -183,30 +183,30 @@ func hooksStatus(e *Env, cf configFlags, project string) error {
 		}
 		project = wd
 	}
-	for _, agent := range hook.Agents() {
+	for _, agent := range hooks.Agents() {
 		fmt.Fprintln(e.Stdout, agent)
 		for _, scope := range []struct{ name, project string }{{"user", ""}, {"project", project}} {
-			file, err := hooksettings.Path(agent, scope.project)
+			file, err := settings.Path(agent, scope.project)
 			if err != nil {
 				fmt.Fprintf(e.Stdout, "  %-8s %v\n", scope.name, err)
 				continue
 			}
-			printHookFileStatus(e.Stdout, scope.name, hooksettings.Status(agent, file))
+			printHookFileStatus(e.Stdout, scope.name, settings.Status(agent, file))
 		}
-		if agent == hook.Codex {
+		if agent == hooks.Codex {
 			printCodexRules(e.Stdout, cf)
 		}
 	}
 	return nil
 }
 
-func printHookFileStatus(w io.Writer, scope string, st hooksettings.FileStatus) {
+func printHookFileStatus(w io.Writer, scope string, st settings.FileStatus) {
 	defer func() {
 		switch {
-		case st.Agent == hook.Codex && len(st.Entries) == 0:
-		case st.Agent == hook.Codex && st.HooksOff != "":
+		case st.Agent == hooks.Codex && len(st.Entries) == 0:
+		case st.Agent == hooks.Codex && st.HooksOff != "":
 			fmt.Fprintf(w, "           WARNING: Codex does not run these hooks (%s): only agate's rules file holds\n", st.HooksOff)
-		case st.Agent == hook.Codex && !st.Installed():
+		case st.Agent == hooks.Codex && !st.Installed():
 			fmt.Fprintln(w, "           WARNING: codex exec skips a hook that is not trusted, without a word: run `agate hooks install codex` again")
 		case st.HooksOff != "" && st.GeminiPolicy != "":
 			fmt.Fprintf(w, "           WARNING: Gemini CLI does not run agate's hooks (%s), and agate's policy %s lets every call run unasked: turn the hooks back on, or `agate hooks uninstall gemini`\n", st.HooksOff, st.GeminiPolicy)
@@ -216,7 +216,7 @@ func printHookFileStatus(w io.Writer, scope string, st hooksettings.FileStatus) 
 			fmt.Fprintf(w, "           policy %s: Gemini CLI leaves each call to agate's hook, one prompt per call\n", st.GeminiPolicy)
 		case st.GeminiPolicy != "":
 			fmt.Fprintf(w, "           policy %s: WARNING: Gemini CLI runs calls without asking, and agate's hooks are not all there: run `agate hooks install gemini` (or uninstall)\n", st.GeminiPolicy)
-		case st.Agent == hook.Gemini && st.Installed() && scope == "user":
+		case st.Agent == hooks.Gemini && st.Installed() && scope == "user":
 			fmt.Fprintln(w, "           no agate policy: Gemini CLI asks again after agate allows a call (`agate hooks install gemini` adds it)")
 		}
 	}()

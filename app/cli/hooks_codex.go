@@ -5,17 +5,17 @@ import (
 	"io"
 	"time"
 
-	"github.com/agatehq/agate/app/codexrules"
-	"github.com/agatehq/agate/app/config"
-	"github.com/agatehq/agate/app/hook"
-	"github.com/agatehq/agate/app/hooksettings"
+	"github.com/agatehq/agate/app/files/config"
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/settings"
+	"github.com/agatehq/agate/app/hooks/settings/codexrules"
 	"github.com/agatehq/agate/policy"
 )
 
 // codexInstalled finishes `agate hooks install codex`: it says what
 // Codex will do with the hooks, and writes agate's exec-policy rules.
-func codexInstalled(e *Env, cfg *policy.Config, file string, edit hooksettings.Edit) error {
-	st := hooksettings.Status(hook.Codex, file)
+func codexInstalled(e *Env, cfg *policy.Config, file string, edit settings.Edit) error {
+	st := settings.Status(hooks.Codex, file)
 	trust := "trusted"
 	for _, en := range st.Entries {
 		if en.Trust != "trusted" {
@@ -27,7 +27,7 @@ func codexInstalled(e *Env, cfg *policy.Config, file string, edit hooksettings.E
 		where = edit.Trust
 	}
 	fmt.Fprintf(e.Stdout, "Their trust is recorded in %s (%s): codex exec runs them without a review.\n", where, trust)
-	timeout := hooksettings.Timeout(cfg.ApprovalTimeout())
+	timeout := settings.Timeout(cfg.ApprovalTimeout())
 	fmt.Fprintf(e.Stdout, "Codex stops a hook after %v; agate's hook answers, or blocks the call, by %v ([approvals] timeout is %v).\n",
 		timeout, timeout-5*time.Second, cfg.ApprovalTimeout())
 	if st.HooksOff != "" {
@@ -46,7 +46,7 @@ func codexInstalled(e *Env, cfg *policy.Config, file string, edit hooksettings.E
 // printCodexRules says whether agate's Codex rules are installed, and
 // which entries of the config no prefix rule can say.
 func printCodexRules(w io.Writer, cf configFlags) {
-	home, err := hooksettings.CodexHome()
+	home, err := settings.CodexHome()
 	if err != nil {
 		fmt.Fprintf(w, "  %-8s %v\n", "rules", err)
 		return

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agatehq/agate/app/codexrules"
+	"github.com/agatehq/agate/app/hooks/settings/codexrules"
 )
 
 // TestHooksCodexCLI: `agate hooks install codex` writes the hooks, their

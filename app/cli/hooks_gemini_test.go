@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/hook"
-	"github.com/agatehq/agate/app/hooksettings"
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/settings"
 )
 
 // TestHooksGeminiInstall: `agate hooks install gemini` writes hooks whose
@@ -27,21 +27,21 @@ func TestHooksGeminiInstall(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("install: %d %s %s", code, out, errOut)
 	}
-	policy := filepath.Join(w.home, ".gemini", "policies", hook.GeminiPolicyFile)
+	policy := filepath.Join(w.home, ".gemini", "policies", hooks.GeminiPolicyFile)
 	if !strings.Contains(out, policy) {
 		t.Errorf("install does not name the policy: %s", out)
 	}
 	data, err := os.ReadFile(policy)
-	if err != nil || string(data) != string(hook.GeminiPolicy()) {
+	if err != nil || string(data) != string(hooks.GeminiPolicy()) {
 		t.Fatalf("policy %q, %v", data, err)
 	}
 	p, _ := api.ResolvePaths("", "")
-	st := hooksettings.Status("gemini", file)
+	st := settings.Status("gemini", file)
 	if !st.Installed() || st.GeminiPolicy != policy {
 		t.Fatalf("status %+v", st)
 	}
 	for _, e := range st.Entries {
-		hc, ok := hook.ParseCommandWith(e.Command, "gemini")
+		hc, ok := hooks.ParseCommandWith(e.Command, "gemini")
 		if !ok || hc.Socket != p.Socket || hc.Config != p.Config || hc.Bin != w.bin {
 			t.Errorf("%s: command %q: %+v", e.Event, e.Command, hc)
 		}
@@ -86,8 +86,8 @@ func TestHooksGeminiInstall(t *testing.T) {
 // warning in status (Gemini would run every call unasked).
 func TestHooksGeminiPolicyAlone(t *testing.T) {
 	w := newHooksWorld(t)
-	policy := filepath.Join(w.home, ".gemini", "policies", hook.GeminiPolicyFile)
-	mustWrite(t, policy, string(hook.GeminiPolicy()))
+	policy := filepath.Join(w.home, ".gemini", "policies", hooks.GeminiPolicyFile)
+	mustWrite(t, policy, string(hooks.GeminiPolicy()))
 	mustWrite(t, filepath.Join(w.home, ".gemini", "settings.json"), "{}\n")
 	_, out, _ := runHooks(t, "status")
 	if !strings.Contains(out, "WARNING") {
@@ -106,14 +106,14 @@ func TestHooksGeminiHooksOff(t *testing.T) {
 		if code, out, errOut := runHooks(t, "install", "gemini", "--bin", w.bin); code != 0 {
 			t.Fatalf("install: %d %s %s", code, out, errOut)
 		}
-		if st := hooksettings.Status("gemini", file); st.HooksOff == "" || st.GeminiPolicy == "" {
+		if st := settings.Status("gemini", file); st.HooksOff == "" || st.GeminiPolicy == "" {
 			t.Errorf("%s: status %+v", off, st)
 		}
 		if _, out, _ := runHooks(t, "status"); !strings.Contains(out, "WARNING: Gemini CLI does not run agate's hooks") {
 			t.Errorf("%s: status: %s", off, out)
 		}
 	}
-	if off := hook.GeminiHooksOff([]byte(`{"hooksConfig": {"enabled": true, "disabled": ["agatex"]}}`)); off != "" {
+	if off := hooks.GeminiHooksOff([]byte(`{"hooksConfig": {"enabled": true, "disabled": ["agatex"]}}`)); off != "" {
 		t.Errorf("hooks on: %q", off)
 	}
 }
@@ -128,7 +128,7 @@ func TestHooksGeminiProject(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("%d %s %s", code, out, errOut)
 	}
-	for _, p := range []string{filepath.Join(w.home, ".gemini", "policies", hook.GeminiPolicyFile), filepath.Join(proj, ".gemini", "policies", hook.GeminiPolicyFile)} {
+	for _, p := range []string{filepath.Join(w.home, ".gemini", "policies", hooks.GeminiPolicyFile), filepath.Join(proj, ".gemini", "policies", hooks.GeminiPolicyFile)} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s: %v", p, err)
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/hooksettings"
+	"github.com/agatehq/agate/app/hooks/settings"
 )
 
 // hooksWorld is a home folder with an agate binary in it, and agate's
@@ -91,7 +91,7 @@ func TestHooksCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "removed") {
 		t.Errorf("uninstall: %d %s", code, stdout)
 	}
-	if st := hooksettings.Status("gemini", filepath.Join(proj, ".gemini", "settings.json")); len(st.Entries) != 0 {
+	if st := settings.Status("gemini", filepath.Join(proj, ".gemini", "settings.json")); len(st.Entries) != 0 {
 		t.Errorf("left: %+v", st.Entries)
 	}
 	code, stdout, _ = runHooks(t, "uninstall", "cursor")

@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/leaks"
+	"github.com/agatehq/agate/app/files/leaks"
 	"github.com/agatehq/agate/keystore"
 )
 
 // A secret pasted into an agent's chat is compromised: the daemon records
-// it (app/leaks), and these say so and clear it once it is rotated.
+// it (app/files/leaks), and these say so and clear it once it is rotated.
 
 // rotateHints say where each kind of credential is revoked and replaced.
 var rotateHints = map[string]string{

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/apptest"
-	"github.com/agatehq/agate/app/audit"
-	"github.com/agatehq/agate/app/hook"
-	"github.com/agatehq/agate/app/leaks"
+	"github.com/agatehq/agate/app/files/audit"
+	"github.com/agatehq/agate/app/files/leaks"
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/keystore"
 )
 
@@ -109,14 +109,14 @@ func TestPastedThroughTheHooks(t *testing.T) {
 	t.Setenv("AGATE_STATE_DIR", p.State)
 	t.Setenv("AGATE_SOCKET", p.Socket)
 	events := map[string]string{
-		hook.ClaudeCode: "claude-code/userpromptsubmit.json",
-		hook.Gemini:     "gemini/beforeagent.json",
-		hook.Cursor:     "cursor/beforeSubmitPrompt.json",
-		"codex":         "codex/userpromptsubmit.json",
+		hooks.ClaudeCode: "claude-code/userpromptsubmit.json",
+		hooks.Gemini:     "gemini/beforeagent.json",
+		hooks.Cursor:     "cursor/beforeSubmitPrompt.json",
+		"codex":          "codex/userpromptsubmit.json",
 	}
 	want := map[string]string{} // fingerprint -> agent
 	for i, agent := range slices.Sorted(maps.Keys(events)) {
-		if !hook.Known(agent) {
+		if !hooks.Known(agent) {
 			continue
 		}
 		var in map[string]any

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/sandbox"
 	"github.com/agatehq/agate/sandbox/sandboxtest"
 )

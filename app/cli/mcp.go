@@ -13,7 +13,7 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/mcp"
-	"github.com/agatehq/agate/app/mcpinstall"
+	"github.com/agatehq/agate/app/mcp/clients"
 )
 
 func init() {
@@ -166,7 +166,7 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 		return err
 	}
 	if len(pos) != 1 {
-		return usagef("%s: name one client (%s)", verb, strings.Join(mcpinstall.Clients(), ", "))
+		return usagef("%s: name one client (%s)", verb, strings.Join(clients.Clients(), ", "))
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -178,24 +178,24 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 			return usageErr(err)
 		}
 	}
-	targets, err := mcpinstall.Targets(pos[0], home, proj, nil)
+	targets, err := clients.Targets(pos[0], home, proj, nil)
 	if err != nil {
 		return usageErr(err)
 	}
-	var opts mcpinstall.Options
+	var opts clients.Options
 	if !undo {
 		if opts.Agate, err = agateBinary(); err != nil {
 			return fmt.Errorf("install: %w", err)
 		}
 	}
-	var remote []mcpinstall.Server
+	var remote []clients.Server
 	failed, changed := false, false
 	for _, t := range targets {
-		var res mcpinstall.Result
+		var res clients.Result
 		if undo {
-			res, err = mcpinstall.Uninstall(t)
+			res, err = clients.Uninstall(t)
 		} else {
-			res, err = mcpinstall.Install(t, opts)
+			res, err = clients.Install(t, opts)
 		}
 		if err != nil {
 			fmt.Fprintf(e.Stderr, "%s: %v\n", t.File, err)
@@ -226,7 +226,7 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 }
 
 // printInstall says what one file's edit did.
-func printInstall(e *Env, res mcpinstall.Result, undo bool) {
+func printInstall(e *Env, res clients.Result, undo bool) {
 	switch {
 	case !res.Exists:
 		fmt.Fprintf(e.Stdout, "%s: not there, nothing to do\n", res.File)

@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/agenttest"
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/apptest"
 	"github.com/agatehq/agate/app/daemon"
+	"github.com/agatehq/agate/app/internal/agenttest"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/keystore"
 	"github.com/agatehq/agate/policy"
 )

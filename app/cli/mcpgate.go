@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/app/mcp"
 	"github.com/agatehq/agate/policy"
 )

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agatehq/agate/app/config"
-	"github.com/agatehq/agate/app/grants"
+	"github.com/agatehq/agate/app/cli/replay"
+	"github.com/agatehq/agate/app/files/config"
+	"github.com/agatehq/agate/app/files/grants"
 	"github.com/agatehq/agate/app/machine"
-	"github.com/agatehq/agate/app/replay"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/audit"
+	"github.com/agatehq/agate/app/files/audit"
 )
 
 // TestReplayCommand replays the audit log the daemon's own writer wrote,
@@ -67,7 +67,7 @@ func TestReplayCommand(t *testing.T) {
 	}
 
 	// Hook payloads from standard input.
-	in, err := os.ReadFile("../replay/testdata/claude-session.jsonl")
+	in, err := os.ReadFile("replay/testdata/claude-session.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/policy"
 	"github.com/agatehq/agate/sandbox"

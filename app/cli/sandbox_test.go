@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/audit"
+	"github.com/agatehq/agate/app/files/audit"
 	"github.com/agatehq/agate/sandbox"
 )
 

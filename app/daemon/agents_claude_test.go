@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/agenttest"
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/audit"
+	"github.com/agatehq/agate/app/files/audit"
+	"github.com/agatehq/agate/app/internal/agenttest"
 )
 
 // These tests run the real Claude Code (agenttest.ClaudeCode) with

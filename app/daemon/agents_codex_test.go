@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/agenttest"
-	"github.com/agatehq/agate/app/codexrules"
+	"github.com/agatehq/agate/app/hooks/settings/codexrules"
+	"github.com/agatehq/agate/app/internal/agenttest"
 	"github.com/agatehq/agate/policy"
 )
 

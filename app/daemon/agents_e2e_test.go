@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/agenttest"
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/audit"
+	"github.com/agatehq/agate/app/files/audit"
+	"github.com/agatehq/agate/app/internal/agenttest"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/agenttest"
+	"github.com/agatehq/agate/app/internal/agenttest"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/agenttest"
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/internal/agenttest"
 )
 
 // TestGeminiMCPProxy runs the real Gemini CLI with agate's hooks and the

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/agenttest"
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/internal/agenttest"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -3,7 +3,7 @@ package daemon
 import (
 	"slices"
 
-	"github.com/agatehq/agate/app/codexrules"
+	"github.com/agatehq/agate/app/hooks/settings/codexrules"
 	"github.com/agatehq/agate/policy"
 )
 

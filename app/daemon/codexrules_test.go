@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agatehq/agate/app/apptest"
-	"github.com/agatehq/agate/app/codexrules"
+	"github.com/agatehq/agate/app/hooks/settings/codexrules"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/audit"
-	"github.com/agatehq/agate/app/config"
-	"github.com/agatehq/agate/app/grants"
+	"github.com/agatehq/agate/app/files/audit"
+	"github.com/agatehq/agate/app/files/config"
+	"github.com/agatehq/agate/app/files/grants"
 	"github.com/agatehq/agate/app/machine"
-	"github.com/agatehq/agate/app/mcppin"
+	"github.com/agatehq/agate/app/mcp/pins"
 	"github.com/agatehq/agate/app/osutil"
 	"github.com/agatehq/agate/app/version"
 	"github.com/agatehq/agate/policy"
@@ -51,10 +51,10 @@ type Daemon struct {
 
 	secretsState secretState
 	prober       sandbox.Prober
-	outcomes     outcomeBook   // asks handed to agents' prompts, until they say what became of them
-	pasted       pastedQueue   // the prompt scans in progress and waiting
-	pins         *mcppin.Store // the pinned definitions of MCP servers' tools
-	proxies      *proxies      // the live MCP proxies
+	outcomes     outcomeBook // asks handed to agents' prompts, until they say what became of them
+	pasted       pastedQueue // the prompt scans in progress and waiting
+	pins         *pins.Store // the pinned definitions of MCP servers' tools
+	proxies      *proxies    // the live MCP proxies
 
 	mu       sync.Mutex // guards listener
 	listener io.Closer
@@ -101,7 +101,7 @@ func New(paths api.Paths, o Options) (*Daemon, error) {
 		overlays: newOverlayCache(),
 		bodies:   newBodies(),
 		facts:    machine.NewFacts(),
-		pins:     mcppin.Open(filepath.Join(paths.State, "mcp-pins")),
+		pins:     pins.Open(filepath.Join(paths.State, "mcp-pins")),
 		proxies:  newProxies(),
 
 		promptReady: make(chan struct{}),

@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/apptest"
-	"github.com/agatehq/agate/app/audit"
-	"github.com/agatehq/agate/app/grants"
+	"github.com/agatehq/agate/app/files/audit"
+	"github.com/agatehq/agate/app/files/grants"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/grants"
+	"github.com/agatehq/agate/app/files/grants"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/apptest"
-	"github.com/agatehq/agate/app/grants"
+	"github.com/agatehq/agate/app/files/grants"
+	"github.com/agatehq/agate/app/internal/apptest"
 )
 
 func TestRevokeGrantRemovesOnlyThatGrant(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/mcp"
-	"github.com/agatehq/agate/app/mcppin"
+	"github.com/agatehq/agate/app/mcp/pins"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -278,7 +278,7 @@ func (d *Daemon) handleMCPPin(w http.ResponseWriter, r *http.Request) {
 	changes, err := d.pins.Pin(req.Server, defs)
 	if err != nil {
 		status := http.StatusInternalServerError
-		if errors.Is(err, mcppin.ErrBadDefinition) || mcp.ValidName(req.Server) != nil {
+		if errors.Is(err, pins.ErrBadDefinition) || mcp.ValidName(req.Server) != nil {
 			status = http.StatusBadRequest
 		}
 		writeError(w, status, err.Error())

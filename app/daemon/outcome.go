@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/audit"
+	"github.com/agatehq/agate/app/files/audit"
 )
 
 // When nobody agate can reach is there to ask, an ask is handed to the

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/app/internal/apptest"
 )
 
 // TestOutcomeRecordsTheAgentsAnswer: an ask handed to Claude Code's

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/audit"
-	"github.com/agatehq/agate/app/leaks"
+	"github.com/agatehq/agate/app/files/audit"
+	"github.com/agatehq/agate/app/files/leaks"
 	"github.com/agatehq/agate/keystore"
 	"github.com/agatehq/agate/policy"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/app/internal/apptest"
 )
 
 func TestAuditRedactsSecrets(t *testing.T) {

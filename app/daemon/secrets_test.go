@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/keystore"
 )
 

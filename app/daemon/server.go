@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/internal/strictjson"
 	"github.com/agatehq/agate/app/osutil"
-	"github.com/agatehq/agate/app/strictjson"
 	"github.com/agatehq/agate/policy"
 )
 

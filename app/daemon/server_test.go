@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/apptest"
-	"github.com/agatehq/agate/app/audit"
+	"github.com/agatehq/agate/app/files/audit"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/policy"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agatehq/agate/app/config"
+	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/policy"
 )
 

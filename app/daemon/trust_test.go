@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/apptest"
+	"github.com/agatehq/agate/app/internal/apptest"
 )
 
 // impostor is a listener that is not agate's daemon: it answers allow to

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/config"
-	"github.com/agatehq/agate/app/grants"
+	"github.com/agatehq/agate/app/files/config"
+	"github.com/agatehq/agate/app/files/grants"
 	"github.com/agatehq/agate/watcher"
 )
 

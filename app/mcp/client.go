@@ -12,7 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/agatehq/agate/app/strictjson"
+	"github.com/agatehq/agate/app/internal/strictjson"
 )
 
 // fromClient handles one line from the client.

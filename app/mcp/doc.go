@@ -14,7 +14,7 @@
 //
 //   - A tools/call is decided by the Gate first, as the tool
 //     "mcp__NAME__TOOL" (PolicyToolName), with its arguments decoded with
-//     duplicate keys refused (app/strictjson) and numbers kept whole.
+//     duplicate keys refused (app/internal/strictjson) and numbers kept whole.
 //     Allowed, the call is forwarded encoded again from that decoded
 //     value, with the client's id as it wrote it: never the client's
 //     bytes, so the server cannot read anything the gate did not. Denied,

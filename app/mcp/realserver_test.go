@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/agenttest"
+	"github.com/agatehq/agate/app/internal/agenttest"
 	"github.com/agatehq/agate/app/mcp"
 	"github.com/agatehq/agate/app/mcp/mcptest"
 )

@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/agatehq/agate/app/strictjson"
+	"github.com/agatehq/agate/app/internal/strictjson"
 )
 
 // toolNow returns what is known of a tool: its definition as last

@@ -1,7 +1,0 @@
-//go:build !linux
-
-package hookcmd
-
-// geminiHeadless cannot look at other processes here: the payload's word
-// stands (Gemini CLI's own dialog is trusted to be there).
-func geminiHeadless() string { return "" }

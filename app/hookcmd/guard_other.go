@@ -1,9 +1,0 @@
-//go:build !unix
-
-package hookcmd
-
-import "os"
-
-var stopSignals = []os.Signal{os.Interrupt}
-
-func ignoreBrokenPipe() {}

@@ -1,0 +1,45 @@
+// Command agate-hook is agate's hook for agents, and nothing else: the
+// smallest binary that reads an agent's hook JSON, asks the daemon and
+// prints the answer. Agents run it once per tool call, so it links only
+// the hook adapters and the API client, not the daemon, the sandbox or
+// the GUI. `agate hooks install` points the agents at it.
+//
+//	agate-hook hook claude-code|gemini|cursor [--agent-timeout 135s] [--config FILE] [--socket PATH]
+//
+// It exits 0 with the answer on stdout, or 2 with the reason on stderr,
+// and never otherwise (see runner.Main).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/runner"
+)
+
+func main() {
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "hook" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "usage: agate-hook hook claude-code|gemini|cursor [--agent-timeout DURATION] [--config FILE] [--socket PATH]")
+		os.Exit(hooks.ExitBlock)
+	}
+	agent := args[0]
+	fs := flag.NewFlagSet("agate-hook", flag.ContinueOnError)
+	config := fs.String("config", "", "config file")
+	socket := fs.String("socket", "", "daemon socket")
+	agentTimeout := fs.Duration("agent-timeout", 0, "how long the agent lets the hook run")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "agate: bad hook arguments; the call was blocked")
+		os.Exit(hooks.ExitBlock)
+	}
+	os.Exit(runner.Main(context.Background(), runner.Options{
+		Agent: agent, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+		Config: *config, Socket: *socket, AgentTimeout: *agentTimeout,
+	}))
+}

@@ -1,0 +1,131 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// claudeInput is the part of a Claude Code hook input agate reads. Claude
+// Code keeps adding fields; the others are ignored.
+type claudeInput struct {
+	SessionID      string          `json:"session_id"`
+	PromptID       string          `json:"prompt_id"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode"`
+	HookEventName  string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	Reason         string          `json:"reason"` // PermissionDenied's
+	Prompt         string          `json:"prompt"` // UserPromptSubmit's
+}
+
+// The outcomes the Claude Code adapter reports (api.OutcomeRan, ...;
+// package hook does not import package api).
+const (
+	outcomeRan    = "ran"
+	outcomeDenied = "denied"
+	outcomeEnded  = "ended"
+)
+
+// claudeOutsideTools are the Claude Code tools whose results come from
+// outside the machine; every mcp__ tool does too.
+var claudeOutsideTools = map[string]bool{
+	"WebFetch":            true,
+	"WebSearch":           true,
+	"ReadMcpResourceTool": true,
+}
+
+// claudeOutside reports whether a Claude Code tool brings outside content
+// into the run.
+func claudeOutside(tool string) bool {
+	return claudeOutsideTools[tool] || strings.HasPrefix(tool, "mcp__")
+}
+
+func parseClaude(data []byte, getenv func(string) string) (*Event, error) {
+	var in claudeInput
+	if err := decodeInput(data, &in); err != nil {
+		return nil, err
+	}
+	// Claude Code runs its hooks with CLAUDE_CODE_ENTRYPOINT: "cli" in
+	// its terminal, "sdk-cli" (and other sdk-*) for -p and SDK runs, where
+	// it has no prompt of its own to put a question to.
+	headless := strings.HasPrefix(getenv("CLAUDE_CODE_ENTRYPOINT"), "sdk-")
+	ev := &Event{
+		Name:      in.HookEventName,
+		Session:   in.SessionID,
+		Run:       in.PromptID,
+		Cwd:       in.Cwd,
+		Workspace: getenv("CLAUDE_PROJECT_DIR"),
+		// Nobody is asked in these modes: an ask there must be a deny.
+		Interactive: in.PermissionMode != "bypassPermissions" && in.PermissionMode != "dontAsk",
+		AgentPrompt: !headless,
+		Headless:    headless,
+	}
+	switch in.HookEventName {
+	case "":
+		return nil, errors.New("no hook_event_name")
+	case "PreToolUse":
+		if in.ToolName == "" {
+			return nil, errors.New("PreToolUse without a tool_name")
+		}
+		args, err := decodeArgs(in.ToolInput)
+		if err != nil {
+			return nil, err
+		}
+		ev.Kind, ev.Tool, ev.Args, ev.Input = KindCall, in.ToolName, args, objectOrEmpty(in.ToolInput)
+		ev.ToolUseID = in.ToolUseID
+	case "PostToolUse", "PostToolUseFailure", "PermissionDenied":
+		// What became of a call: it ran (a failure ran too), or the agent
+		// denied it. Every tool's, for the calls whose ask went to Claude
+		// Code's prompt; a tool that brings outside content in also taints
+		// the run.
+		ev.Kind, ev.Tool, ev.ToolUseID, ev.Outcome = KindOutcome, in.ToolName, in.ToolUseID, outcomeRan
+		if in.HookEventName == "PermissionDenied" {
+			ev.Outcome, ev.OutcomeReason = outcomeDenied, in.Reason
+		} else if claudeOutside(in.ToolName) {
+			ev.Kind = KindTaint
+		}
+		if args, err := decodeArgs(in.ToolInput); err == nil {
+			ev.Args = args
+		}
+	case "Stop", "SessionEnd":
+		// The turn or the session is over: a call still waiting in Claude
+		// Code's prompt did not run. (A person's "no" there, or Esc, fires
+		// no event of its own.)
+		ev.Kind, ev.Outcome = KindOutcome, outcomeEnded
+	case "UserPromptSubmit":
+		ev.Kind, ev.Outcome, ev.Prompt = KindNewRun, outcomeEnded, in.Prompt
+	}
+	return ev, nil
+}
+
+// claudeOutput is Claude Code's PreToolUse answer.
+type claudeOutput struct {
+	HookSpecificOutput claudeDecision `json:"hookSpecificOutput"`
+}
+
+type claudeDecision struct {
+	HookEventName            string          `json:"hookEventName"`
+	PermissionDecision       Decision        `json:"permissionDecision"`
+	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
+	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"`
+}
+
+// renderClaude answers a PreToolUse. The reason of a deny goes to the
+// model, that of an ask to the person in Claude Code's prompt, that of an
+// allow to the debug log.
+func renderClaude(ev *Event, a Answer) Output {
+	d := claudeDecision{HookEventName: "PreToolUse", PermissionDecision: a.Decision}
+	switch a.Decision {
+	case Allow:
+		d.PermissionDecisionReason = a.userText()
+		d.UpdatedInput = a.UpdatedInput
+	case Ask:
+		d.PermissionDecisionReason = a.userText()
+	default:
+		d.PermissionDecisionReason = a.modelText()
+	}
+	return jsonOutput(claudeOutput{HookSpecificOutput: d})
+}

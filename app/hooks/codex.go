@@ -1,0 +1,143 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// Codex CLI (docs/hook-protocols.md §9) runs a hook as Claude Code does,
+// with one difference that shapes this adapter: its PreToolUse honours
+// only a block. An allow, an ask, a failure, a crash or a timeout all let
+// the call run. So agate never answers allow or ask there: an allow is no
+// output at all, and an ask is the daemon's to settle (its own prompt, or
+// a deny that says how to approve the call in agate). Codex's own prompt
+// is reachable only through PermissionRequest, which fires where Codex
+// itself would ask, and never in `codex exec`.
+
+// codexInput is the part of a Codex hook payload agate reads.
+type codexInput struct {
+	SessionID      string          `json:"session_id"`
+	TurnID         string          `json:"turn_id"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	PermissionMode string          `json:"permission_mode"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	Prompt         string          `json:"prompt"` // UserPromptSubmit's
+}
+
+// codexEvents are the hook events of Codex that agate knows.
+var codexEvents = map[string]bool{
+	"PreToolUse": true, "PermissionRequest": true, "PostToolUse": true, "UserPromptSubmit": true,
+	"SessionStart": true, "Stop": true,
+}
+
+// codexOutside reports whether a Codex tool brings outside content into
+// the run: every MCP tool does (web_search runs at the model's provider,
+// where no hook sees it).
+func codexOutside(tool string) bool { return strings.HasPrefix(tool, "mcp__") }
+
+func parseCodex(data []byte, getenv func(string) string) (*Event, error) {
+	var in codexInput
+	if err := decodeInput(data, &in); err != nil {
+		return nil, err
+	}
+	ev := &Event{
+		Name:    in.HookEventName,
+		Session: in.SessionID,
+		Run:     in.TurnID,
+		Cwd:     in.Cwd,
+		// permission_mode says nothing of a person: `codex exec` always
+		// reports bypassPermissions. Whether anyone is at Codex's side is
+		// told from the process tree by the caller (Headless).
+		Interactive: true,
+	}
+	event := in.HookEventName
+	if in.ToolName != "" && !codexEvents[event] {
+		// An event agate does not know that names a tool (PreToolUse
+		// spelled otherwise, one a later Codex adds): no output would
+		// let the call run, so it is decided as a PreToolUse is.
+		event = "PreToolUse"
+	}
+	switch event {
+	case "":
+		return nil, errors.New("no hook_event_name")
+	case "PreToolUse", "PermissionRequest":
+		if in.ToolName == "" {
+			return nil, errors.New(in.HookEventName + " without a tool_name")
+		}
+		args, err := decodeArgs(in.ToolInput)
+		if err != nil {
+			return nil, err
+		}
+		if event == "PermissionRequest" {
+			delete(args, "description") // the model's justification, not the call's
+		}
+		ev.Kind, ev.Tool, ev.Args, ev.ToolUseID = KindCall, in.ToolName, args, in.ToolUseID
+		// PreToolUse cannot hand a call to Codex's prompt;
+		// PermissionRequest is Codex's prompt about to be shown.
+		ev.AgentPrompt = event == "PermissionRequest"
+		ev.Reasks = ev.AgentPrompt
+		if !ev.AgentPrompt {
+			ev.NoPrompt = "codex runs a call its hook does not block, so it cannot ask"
+		}
+	case "PostToolUse":
+		if codexOutside(in.ToolName) {
+			ev.Kind, ev.Tool = KindTaint, in.ToolName
+		}
+	case "UserPromptSubmit":
+		ev.Kind, ev.Prompt = KindNewRun, in.Prompt
+	}
+	return ev, nil
+}
+
+// codexPermission is PermissionRequest's answer.
+type codexPermission struct {
+	HookSpecificOutput struct {
+		HookEventName string `json:"hookEventName"`
+		Decision      struct {
+			Behavior string `json:"behavior"`
+			Message  string `json:"message,omitempty"`
+		} `json:"decision"`
+	} `json:"hookSpecificOutput"`
+}
+
+// renderCodex answers a call. PreToolUse: an allow is no output, anything
+// else blocks with exit 2 and the reason on stderr (the one answer Codex
+// cannot misread: an extra field in a JSON deny turns it into a failure,
+// and a failure runs the call). PermissionRequest: allow or deny by
+// behavior; an ask is no output, which leaves the call to Codex's own
+// prompt.
+func renderCodex(ev *Event, a Answer) Output {
+	if ev.Name == "PermissionRequest" {
+		var out codexPermission
+		out.HookSpecificOutput.HookEventName = "PermissionRequest"
+		switch a.Decision {
+		case Ask:
+			return Output{}
+		case Allow:
+			out.HookSpecificOutput.Decision.Behavior = "allow"
+		default:
+			out.HookSpecificOutput.Decision.Behavior = "deny"
+			out.HookSpecificOutput.Decision.Message = a.modelText()
+		}
+		return jsonOutput(out)
+	}
+	if a.Decision == Allow {
+		return Output{}
+	}
+	if a.By == "unattended" {
+		// agate denied an ask itself, nobody being there to answer:
+		// say how a person can be asked next time.
+		a.Reason = first(a.Reason, "needs approval") + "; " + codexHowTo
+	}
+	// Codex adds ". Command: …" after the reason.
+	return Blocked(strings.TrimSuffix(a.modelText(), "."))
+}
+
+// codexHowTo says how a person approves a Codex call agate could not ask
+// about: Codex never shows a prompt for what its hook lets through, so
+// agate's own prompt is the only way to be asked.
+const codexHowTo = "to be asked, run `agate approvals --watch` in a terminal or keep agate's tray running, then retry; or allow it with a rule in agate's config"

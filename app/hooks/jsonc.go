@@ -1,0 +1,543 @@
+package hooks
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/agatehq/agate/app/internal/strictjson"
+)
+
+// The agents' settings files are edited through hujson's syntax tree,
+// which holds every byte of a file: its whitespace, its comments and its
+// trailing commas (Gemini CLI's and VS Code's settings are JSON with
+// comments). An edit changes the members and elements it names and
+// nothing else. What it adds is laid out like its neighbours, in the
+// file's own indentation and line endings, and is plain JSON: agate never
+// writes a comment, nor a trailing comma but in a list that already ends
+// with one, so a file with neither keeps neither. A comment stays when
+// what it sat beside is removed.
+
+// jsonDoc is a settings file being edited.
+type jsonDoc struct {
+	data []byte       // the file as read
+	root hujson.Value // its syntax tree: Pack gives the file back
+	unit string       // one level of the file's indentation
+	nl   string       // its line ending
+	// added holds where the containers agate added start: their line's
+	// indentation and whether they are laid out over lines (those parsed
+	// from the file say it themselves).
+	added map[hujson.ValueTrimmed]box
+	edits int // changes made so far
+}
+
+// box is an object or an array of the document, with where it stands.
+type box struct {
+	v      *hujson.Value // its Value is a *hujson.Object or a *hujson.Array
+	indent string        // the indentation of the line it starts on
+	multi  bool          // laid out over lines
+	// On one line: the space after a comma and after a colon, as the box
+	// or, when it does not show, the box around it writes them.
+	comma, colon hujson.Extra
+}
+
+func (b box) object() *hujson.Object { o, _ := b.v.Value.(*hujson.Object); return o }
+func (b box) array() *hujson.Array   { a, _ := b.v.Value.(*hujson.Array); return a }
+
+// parseJSONDoc parses a settings file, which must be one JSON object
+// (comments and trailing commas allowed); empty data is a new file. A
+// syntax error says the line and column.
+func parseJSONDoc(data []byte) (*jsonDoc, error) {
+	d := &jsonDoc{data: data, unit: indentUnit(data), nl: "\n", added: map[hujson.ValueTrimmed]box{}}
+	if bytes.Contains(data, []byte("\r\n")) {
+		d.nl = "\r\n"
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		d.root = hujson.Value{Value: &hujson.Object{}}
+		d.added[d.root.Value] = box{multi: true, comma: hujson.Extra(" "), colon: hujson.Extra(" ")}
+		return d, nil
+	}
+	if err := strictjson.CheckDepth(data); err != nil {
+		return nil, err
+	}
+	v, err := hujson.Parse(data)
+	if err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "hujson: "))
+	}
+	if _, ok := v.Value.(*hujson.Object); !ok {
+		return nil, errors.New("not a JSON object")
+	}
+	d.root = v
+	return d, nil
+}
+
+// bytes returns the edited file, with a final line ending. It is an error
+// for a plain JSON file to gain a comment or a trailing comma.
+func (d *jsonDoc) bytes() ([]byte, error) {
+	out := d.root.Pack()
+	if !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, d.nl...)
+	}
+	if len(d.data) > 0 && !d.root.IsStandard() && isStandard(d.data) {
+		return nil, errors.New("the edit would put a comment or a trailing comma in a plain JSON file")
+	}
+	return out, nil
+}
+
+// isStandard reports whether data is plain JSON: no comments, no
+// trailing commas.
+func isStandard(data []byte) bool {
+	v, err := hujson.Parse(data)
+	return err == nil && v.IsStandard()
+}
+
+// rootBox is the document's top-level object.
+func (d *jsonDoc) rootBox() box {
+	return d.boxOf(box{multi: true, comma: hujson.Extra(" "), colon: hujson.Extra(" ")}, &d.root)
+}
+
+// boxOf is the box of v, a container inside parent.
+func (d *jsonDoc) boxOf(parent box, v *hujson.Value) box {
+	if b, ok := d.added[v.Value]; ok {
+		b.v = v
+		return b
+	}
+	b := box{v: v, indent: lineIndent(d.data, v.StartOffset), comma: parent.comma, colon: parent.colon}
+	if parent.multi {
+		// Written over lines around it: the usual spaces on one line.
+		b.comma, b.colon = hujson.Extra(" "), hujson.Extra(" ")
+	}
+	bs := befores(b)
+	for _, e := range bs {
+		b.multi = b.multi || hasNewline(*e)
+	}
+	for _, e := range afters(b) {
+		b.multi = b.multi || hasNewline(*e)
+	}
+	b.multi = b.multi || hasNewline(*afterExtra(b))
+	if len(bs) == 0 && !b.multi {
+		b.multi = parent.multi
+	}
+	if len(bs) >= 2 && isSpace(*bs[len(bs)-1]) {
+		b.comma = *bs[len(bs)-1]
+	}
+	if o := b.object(); o != nil && len(o.Members) > 0 {
+		if sp := o.Members[len(o.Members)-1].Value.BeforeExtra; isSpace(sp) {
+			b.colon = sp
+			if len(bs) == 1 {
+				b.comma = sp // spaced alike, or compact alike
+			}
+		}
+	}
+	return b
+}
+
+// isSpace reports whether extra is spaces on one line, or nothing.
+func isSpace(b hujson.Extra) bool { return len(bytes.Trim(b, " \t")) == 0 }
+
+// lineIndent is the indentation of the line holding offset off.
+func lineIndent(data []byte, off int) string {
+	off = min(max(off, 0), len(data))
+	line := data[bytes.LastIndexByte(data[:off], '\n')+1:]
+	return string(line[:len(line)-len(bytes.TrimLeft(line, " \t"))])
+}
+
+func hasNewline(b []byte) bool { return bytes.IndexByte(b, '\n') >= 0 }
+
+// holdsComment reports whether a comment is written inside a container
+// (not around it).
+func holdsComment(v *hujson.Value) bool {
+	inner := hujson.Value{Value: v.Value}
+	for x := range inner.All() {
+		if hasComment(x.BeforeExtra) || hasComment(x.AfterExtra) {
+			return true
+		}
+		switch c := x.Value.(type) {
+		case *hujson.Object:
+			if hasComment(c.AfterExtra) {
+				return true
+			}
+		case *hujson.Array:
+			if hasComment(c.AfterExtra) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasComment reports whether extra holds a comment, not only whitespace.
+func hasComment(b hujson.Extra) bool { return len(bytes.TrimLeft(b, " \t\r\n")) > 0 }
+
+// indentUnit guesses the indentation a JSON file uses: the whitespace at
+// the start of its first indented line, or two spaces.
+func indentUnit(data []byte) string {
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		trimmed := bytes.TrimLeft(line, " \t")
+		if len(trimmed) > 0 && len(trimmed) < len(line) {
+			return string(line[:len(line)-len(trimmed)])
+		}
+	}
+	return "  "
+}
+
+// indices returns the positions of the members named key in an object.
+func indices(o *hujson.Object, key string) []int {
+	var out []int
+	for i, m := range o.Members {
+		if lit, ok := m.Name.Value.(hujson.Literal); ok && lit.String() == key {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// get returns the value of key in an object: the last member of that
+// name, as the agents (JavaScript) read a key written twice. A null is
+// no value.
+func get(o *hujson.Object, key string) (*hujson.Value, bool) {
+	ix := indices(o, key)
+	if len(ix) == 0 {
+		return nil, false
+	}
+	v := &o.Members[ix[len(ix)-1]].Value
+	if lit, ok := v.Value.(hujson.Literal); ok && string(lit) == "null" {
+		return nil, false
+	}
+	return v, true
+}
+
+// getString returns key's value if it is a string.
+func getString(o *hujson.Object, key string) (string, bool) {
+	v, ok := get(o, key)
+	if !ok {
+		return "", false
+	}
+	lit, ok := v.Value.(hujson.Literal)
+	if !ok || lit.Kind() != '"' {
+		return "", false
+	}
+	return lit.String(), true
+}
+
+// raw is a value as written, without the space and comments around it.
+func raw(v *hujson.Value) string { return string(hujson.Value{Value: v.Value}.Pack()) }
+
+// node is JSON that agate adds: a literal, or an object (its members in
+// order) or an array.
+type node struct {
+	lit     hujson.Literal
+	kind    byte // '{' or '[' for a container, 0 for a literal
+	members []member
+	elems   []node
+}
+
+type member struct {
+	key   string
+	value node
+}
+
+func lit(raw []byte) node { return node{lit: hujson.Literal(raw)} }
+
+// obj builds an object node from key, node pairs.
+func obj(kv ...any) node {
+	n := node{kind: '{'}
+	for i := 0; i+1 < len(kv); i += 2 {
+		n.members = append(n.members, member{key: kv[i].(string), value: kv[i+1].(node)})
+	}
+	return n
+}
+
+func arr(elems ...node) node { return node{kind: '[', elems: elems} }
+
+// childIndent is the indentation of the lines of b's members or elements.
+func (d *jsonDoc) childIndent(b box) string {
+	befores := befores(b)
+	for i := len(befores) - 1; i >= 0; i-- {
+		if j := bytes.LastIndexByte(*befores[i], '\n'); j >= 0 {
+			rest := (*befores[i])[j+1:]
+			return string(rest[:len(rest)-len(bytes.TrimLeft(rest, " \t"))])
+		}
+	}
+	return b.indent + d.unit
+}
+
+// befores are the extras before each member's name or element of b.
+func befores(b box) []*hujson.Extra {
+	var out []*hujson.Extra
+	if o := b.object(); o != nil {
+		for i := range o.Members {
+			out = append(out, &o.Members[i].Name.BeforeExtra)
+		}
+	} else if a := b.array(); a != nil {
+		for i := range a.Elements {
+			out = append(out, &a.Elements[i].BeforeExtra)
+		}
+	}
+	return out
+}
+
+// afters are the extras between each member's value or element and its
+// comma; the last one is nil unless b ends with a trailing comma.
+func afters(b box) []*hujson.Extra {
+	var out []*hujson.Extra
+	if o := b.object(); o != nil {
+		for i := range o.Members {
+			out = append(out, &o.Members[i].Value.AfterExtra)
+		}
+	} else if a := b.array(); a != nil {
+		for i := range a.Elements {
+			out = append(out, &a.Elements[i].AfterExtra)
+		}
+	}
+	return out
+}
+
+func afterExtra(b box) *hujson.Extra {
+	if o := b.object(); o != nil {
+		return &o.AfterExtra
+	}
+	return &b.array().AfterExtra
+}
+
+// spaceFor works out the extra before a new last (or, with first, a new
+// first) member or element of b, and changes b's closing extra to match.
+func (d *jsonDoc) spaceFor(b box, first bool) hujson.Extra {
+	bs := befores(b)
+	after := afterExtra(b)
+	if !b.multi {
+		if len(bs) == 0 || first {
+			return nil
+		}
+		return append(hujson.Extra(nil), b.comma...)
+	}
+	indent := d.childIndent(b)
+	switch {
+	case first && len(bs) > 0:
+		// Before the first, on a line of its own: a comment on the line
+		// of the opening bracket stays there, the comments before the
+		// first stay before it.
+		if head, rest, ok := sameLine(*bs[0]); ok {
+			*bs[0] = rest
+			return append(head, d.nl+indent...)
+		}
+		return hujson.Extra(d.nl + indent)
+	case len(bs) == 0:
+		// The first member of an empty container: what was inside (a
+		// comment) stays before it, and the closing bracket gets a line.
+		s := append(bytes.TrimRight(append(hujson.Extra(nil), *after...), " \t\r\n"), d.nl+indent...)
+		*after = hujson.Extra(d.nl + b.indent)
+		return s
+	}
+	// After the last: a comment on the last one's line stays on that line.
+	if head, rest, ok := sameLine(*after); ok {
+		*after = rest
+		return append(head, d.nl+indent...)
+	}
+	return hujson.Extra(d.nl + indent)
+}
+
+// sameLine splits extra at its first line ending when what comes before
+// it holds a comment: the comment on the line it starts on, and the rest
+// from the line ending on.
+func sameLine(extra hujson.Extra) (head, rest hujson.Extra, ok bool) {
+	i := bytes.IndexByte(extra, '\n')
+	if i < 0 {
+		return nil, nil, false
+	}
+	if i > 0 && extra[i-1] == '\r' {
+		i--
+	}
+	head = extra[:i]
+	// A line comment ends with its line: it is valid with it.
+	if !hasComment(head) || !hujson.Extra(append(append([]byte(nil), head...), '\n')).IsValid() {
+		return nil, nil, false
+	}
+	return append(hujson.Extra(nil), head...), append(hujson.Extra(nil), extra[i:]...), true
+}
+
+// colon returns the extras around the colon of a new member of b, as its
+// last member has them, or as b writes them.
+func colon(b box) (before, after hujson.Extra) {
+	if o := b.object(); o != nil && len(o.Members) > 0 {
+		m := o.Members[len(o.Members)-1]
+		if isSpace(m.Name.AfterExtra) && isSpace(m.Value.BeforeExtra) {
+			return append(hujson.Extra(nil), m.Name.AfterExtra...), append(hujson.Extra(nil), m.Value.BeforeExtra...)
+		}
+	}
+	return nil, append(hujson.Extra(nil), b.colon...)
+}
+
+// trailing reports whether b ends with a trailing comma.
+func trailing(b box) bool {
+	as := afters(b)
+	return len(as) > 0 && *as[len(as)-1] != nil
+}
+
+// build makes the syntax of n, as the value of a member or element of
+// parent that starts a line indented by indent.
+func (d *jsonDoc) build(parent box, indent string, n node) hujson.ValueTrimmed {
+	if n.kind == 0 {
+		return n.lit
+	}
+	var v hujson.Value
+	if n.kind == '{' {
+		v.Value = &hujson.Object{}
+	} else {
+		v.Value = &hujson.Array{}
+	}
+	b := box{v: &v, indent: indent, multi: parent.multi, comma: parent.comma, colon: parent.colon}
+	d.added[v.Value] = b
+	for _, m := range n.members {
+		d.addMember(b, m.key, m.value, false)
+	}
+	for _, e := range n.elems {
+		d.appendElement(b, e)
+	}
+	return v.Value
+}
+
+// addMember adds key with value n to the object in b: last, or first.
+func (d *jsonDoc) addMember(b box, key string, n node, first bool) {
+	o := b.object()
+	wasTrailing := trailing(b)
+	before := d.spaceFor(b, first)
+	indent := b.indent
+	if b.multi {
+		indent = d.childIndent(b)
+	}
+	nb, na := colon(b)
+	m := hujson.ObjectMember{
+		Name:  hujson.Value{BeforeExtra: before, Value: hujson.Literal(mustJSON(key)), AfterExtra: nb},
+		Value: hujson.Value{BeforeExtra: na},
+	}
+	m.Value.Value = d.build(b, indent, n)
+	if first {
+		if len(o.Members) == 0 {
+			m.Value.AfterExtra = nil
+		}
+		o.Members = append([]hujson.ObjectMember{m}, o.Members...)
+	} else {
+		if wasTrailing {
+			m.Value.AfterExtra = hujson.Extra{}
+		}
+		o.Members = append(o.Members, m)
+	}
+	d.edits++
+}
+
+// appendElement adds n at the end of the array in b.
+func (d *jsonDoc) appendElement(b box, n node) {
+	a := b.array()
+	wasTrailing := trailing(b)
+	e := hujson.Value{BeforeExtra: d.spaceFor(b, false)}
+	indent := b.indent
+	if b.multi {
+		indent = d.childIndent(b)
+	}
+	e.Value = d.build(b, indent, n)
+	if wasTrailing {
+		e.AfterExtra = hujson.Extra{}
+	}
+	a.Elements = append(a.Elements, e)
+	d.edits++
+}
+
+// set replaces the value of v, a member or element of parent, with n,
+// keeping the space and comments around it.
+func (d *jsonDoc) set(parent box, v *hujson.Value, n node) {
+	v.Value = d.build(parent, lineIndent(d.data, v.StartOffset), n)
+	d.edits++
+}
+
+// setMember sets key to n in the object in b: in place (the first of
+// several members of that name, which then go), or added last.
+func (d *jsonDoc) setMember(b box, key string, n node) {
+	ix := indices(b.object(), key)
+	if len(ix) == 0 {
+		d.addMember(b, key, n, false)
+		return
+	}
+	d.set(b, &b.object().Members[ix[0]].Value, n)
+	d.dedupe(b, key)
+}
+
+// dedupe leaves one member named key in the object in b: the last one's
+// value in the first one's place, as the agents read it.
+func (d *jsonDoc) dedupe(b box, key string) {
+	o := b.object()
+	ix := indices(o, key)
+	if len(ix) < 2 {
+		return
+	}
+	o.Members[ix[0]].Value.Value = o.Members[ix[len(ix)-1]].Value.Value
+	for k := len(ix) - 1; k >= 1; k-- {
+		d.remove(b, ix[k])
+	}
+}
+
+// removeMember removes every member named key from the object in b.
+func (d *jsonDoc) removeMember(b box, key string) {
+	ix := indices(b.object(), key)
+	for k := len(ix) - 1; k >= 0; k-- {
+		d.remove(b, ix[k])
+	}
+}
+
+// remove takes member or element i out of b. The comments before it stay,
+// before what follows it; the space it stood in goes.
+func (d *jsonDoc) remove(b box, i int) {
+	bs, as := befores(b), afters(b)
+	n := len(bs)
+	gone, goneAfter := *bs[i], *as[i]
+	hadTrailing := *as[n-1] != nil
+	switch {
+	case i < n-1:
+		next := bs[i+1]
+		switch {
+		case hasComment(gone):
+			*next = append(append(hujson.Extra(nil), gone...), bytes.TrimLeft(*next, " \t\r\n")...)
+		case !hasComment(*next):
+			*next = append(hujson.Extra(nil), gone...)
+		}
+		if hasComment(goneAfter) {
+			*next = append(append(hujson.Extra(nil), bytes.TrimSpace(goneAfter)...), *next...)
+		}
+	default:
+		after := afterExtra(b)
+		if hasComment(gone) {
+			keep := gone
+			if j := bytes.LastIndexByte(gone, '\n'); j >= 0 && hasNewline(*after) {
+				keep = gone[:j]
+				if len(keep) > 0 && keep[len(keep)-1] == '\r' {
+					keep = keep[:len(keep)-1]
+				}
+			}
+			*after = append(append(hujson.Extra(nil), keep...), *after...)
+		}
+		if i > 0 {
+			prev := as[i-1]
+			switch {
+			case hadTrailing && *prev == nil:
+				*prev = hujson.Extra{}
+			case !hadTrailing && *prev != nil:
+				if hasComment(*prev) {
+					*after = append(append(hujson.Extra(nil), *prev...), *after...)
+				}
+				*prev = nil
+			}
+		}
+	}
+	if o := b.object(); o != nil {
+		o.Members = append(o.Members[:i:i], o.Members[i+1:]...)
+	} else {
+		a := b.array()
+		a.Elements = append(a.Elements[:i:i], a.Elements[i+1:]...)
+	}
+	if after := afterExtra(b); n == 1 && !hasComment(*after) {
+		*after = nil // empty: {} or []
+	}
+	d.edits++
+}

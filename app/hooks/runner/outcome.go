@@ -1,0 +1,28 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agatehq/agate/app/api"
+)
+
+// sendOutcome tells the daemon what the event says became of a call or a
+// turn, when it says (ev.Outcome). It never blocks anything: the call has
+// run or not already; a failure is only noted on stderr (not when the
+// daemon is simply not running, or is older and has no /v1/outcome:
+// every PostToolUse would say so).
+func (r *hookRun) sendOutcome(ctx context.Context) {
+	ev := r.ev
+	if ev.Outcome == "" || ev.Session == "" {
+		return
+	}
+	_, err := r.client.Outcome(ctx, &api.OutcomeRequest{
+		Agent: ev.Agent, Session: ev.Session, ToolUseID: ev.ToolUseID, Tool: ev.Tool, Args: ev.Args,
+		Outcome: ev.Outcome, Event: ev.Name, Reason: ev.OutcomeReason,
+	})
+	if err != nil && !errors.Is(err, api.ErrDaemonDown) && !errors.Is(err, api.ErrNotFound) {
+		fmt.Fprintf(r.stderr, "agate: could not record what became of the call (%s): %v\n", ev.Name, err)
+	}
+}

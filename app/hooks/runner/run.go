@@ -1,0 +1,360 @@
+// Package hookcmd runs one agent hook call: it reads the agent's hook
+// JSON, asks the daemon, and prints what the agent expects. The agate
+// command line runs it as `agate hook AGENT`, and the lean hook binary
+// (agate-hook) runs nothing else, so that a call per tool pays only for
+// this package, package api and the adapters in package hook.
+//
+// Whatever goes wrong (bad input, no daemon, a broken config, no answer
+// in time) blocks the call, with the reason on stderr; the only way a
+// call is allowed is the daemon saying so.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/policy/schema"
+)
+
+// Options are one hook call's surroundings.
+type Options struct {
+	Agent  string // "claude-code", "gemini", "cursor" or "codex"
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads the agent's variables (CLAUDE_PROJECT_DIR, ...); nil
+	// reads the process's.
+	Getenv func(string) string
+	Config string // --config, "" for the default
+	Socket string // --socket, "" for the default
+	// AgentTimeout is how long the agent lets the hook run before it kills
+	// it (what `agate hooks install` wrote in the agent's settings). The
+	// hook answers before then: an agent that kills a hook may let the
+	// call through. Zero means: read [approvals] timeout from the config.
+	AgentTimeout time.Duration
+	// CLIBin is the agate binary a sandboxed Bash call is rewritten to
+	// run (`agate sandbox`); "" finds agate-cli or agate beside this one.
+	CLIBin string
+}
+
+// maxInput bounds what a hook reads on stdin; past it the call is
+// blocked. Payloads can be big: Cursor's beforeReadFile carries the whole
+// file, Claude Code's Write the whole new content.
+const maxInput = 16 << 20
+
+// hookGrace is how much longer than [approvals] timeout a hook waits for
+// the daemon, which denies on its own timeout first.
+const hookGrace = 5 * time.Second
+
+// killMargin is how long before the agent's own timeout the hook gives up
+// and blocks the call itself.
+const killMargin = 3 * time.Second
+
+// Run answers one hook call and returns the process's exit code.
+func Run(ctx context.Context, o Options) int {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if !hooks.Known(o.Agent) {
+		fmt.Fprintf(o.Stderr, "agate hook: want one agent: %s\n", strings.Join(hooks.Agents(), ", "))
+		return hooks.ExitBlock
+	}
+	data, err := readInput(o.Stdin)
+	if err != nil {
+		return write(&o, hooks.Blocked(fmt.Sprintf("agate: %v; the call was blocked", err)))
+	}
+	ev, err := hooks.Parse(o.Agent, data, o.Getenv)
+	if err != nil {
+		return write(&o, hooks.Blocked(fmt.Sprintf("agate: %v; the call was blocked", err)))
+	}
+	surroundings(ev)
+	if ev.Kind == hooks.KindOther {
+		return write(&o, hooks.Neutral(ev)) // the fast path: no config, no daemon
+	}
+	paths, err := api.ResolvePaths(o.Config, o.Socket)
+	if err != nil {
+		return write(&o, hooks.Unreachable(ev, fmt.Sprintf("cannot find the daemon: %v", err), false))
+	}
+	r := &hookRun{ev: ev, paths: paths, client: &api.Client{Socket: paths.Socket}, cliBin: o.CLIBin, stderr: o.Stderr}
+	if o.Config != "" {
+		r.configFlag = paths.Config // absolute: the sandboxed command runs elsewhere
+	}
+	if o.AgentTimeout > 0 {
+		// The config is read only if the daemon cannot be reached.
+		margin := killMargin
+		if ev.Agent == hooks.Codex {
+			margin = codexKillMargin
+		}
+		r.budget = max(o.AgentTimeout-margin, time.Second)
+	} else {
+		r.loadConfig()
+		r.budget = r.cfg.timeout + hookGrace
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.budget)
+	defer cancel()
+	return write(&o, r.answer(ctx))
+}
+
+// loadConfig reads the config once, saying on stderr when it is broken.
+func (r *hookRun) loadConfig() {
+	if r.cfg.read {
+		return
+	}
+	r.cfg = readHookConfig(r.paths)
+	if r.cfg.err != nil {
+		fmt.Fprintf(r.stderr, "agate: the config is broken, so a daemon that cannot be reached blocks every call (on_daemon_down = \"deny\"): %v\n", r.cfg.err)
+	}
+}
+
+// readHookInput reads the hook's stdin, up to maxInput.
+func readInput(r io.Reader) ([]byte, error) {
+	if r == nil {
+		return nil, errors.New("no hook input")
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the hook input: %w", err)
+	}
+	if len(data) > maxInput {
+		return nil, fmt.Errorf("the hook input is larger than %d MiB", maxInput>>20)
+	}
+	return data, nil
+}
+
+// write prints out and returns the exit code it asks for.
+func write(o *Options, out hooks.Output) int {
+	if len(out.Stdout) > 0 {
+		if _, err := o.Stdout.Write(out.Stdout); err != nil {
+			fmt.Fprintf(o.Stderr, "agate: write the answer: %v; the call was blocked\n", err)
+			return hooks.ExitBlock
+		}
+	}
+	if out.Stderr != "" {
+		fmt.Fprint(o.Stderr, out.Stderr)
+	}
+	return out.Code
+}
+
+// hookConfig is what a hook needs from the config.
+type hookConfig struct {
+	timeout     time.Duration // [approvals] timeout
+	onDownAsk   bool          // [hooks] on_daemon_down = "ask"
+	sandboxBash bool          // [hooks] sandbox_bash and [tools] sandbox
+	err         error         // the config could not be read: the defaults, failing closed
+	read        bool          // the config was read (not only the defaults assumed)
+}
+
+// defaultApprovalTimeout is [approvals] timeout when the config does not
+// say (policy.DefaultConfig's; the hook binary does not link the policy).
+const defaultApprovalTimeout = 120 * time.Second
+
+// readHookConfig reads the few keys a hook needs, without writing the file
+// (a hook runs for every call and must not create files) and without
+// compiling the policy (the daemon decides, and the hook binary stays
+// small). The daemon checks the whole file; here a file that is not TOML,
+// or has an unknown key in [hooks] or [approvals], gives the defaults, with
+// on_daemon_down = "deny" and no sandbox rewrite: it fails closed.
+func readHookConfig(p api.Paths) hookConfig {
+	hc := hookConfig{timeout: defaultApprovalTimeout, read: true}
+	data, err := os.ReadFile(p.Config)
+	if errors.Is(err, fs.ErrNotExist) {
+		return hc // no file yet: the defaults
+	}
+	if err != nil {
+		hc.err = fmt.Errorf("read config: %w", err)
+		return hc
+	}
+	var cfg struct {
+		Approvals struct {
+			Timeout any `toml:"timeout"`
+		} `toml:"approvals"`
+		Hooks struct {
+			OnDaemonDown string `toml:"on_daemon_down"`
+			SandboxBash  bool   `toml:"sandbox_bash"`
+		} `toml:"hooks"`
+		Tools struct {
+			Sandbox bool `toml:"sandbox"`
+		} `toml:"tools"`
+	}
+	md, err := toml.Decode(string(data), &cfg)
+	if err != nil {
+		hc.err = fmt.Errorf("%s: %w", p.Config, err)
+		return hc
+	}
+	// A key of the sections it reads that the engine does not know either
+	// is a typo the daemon refuses too: fail closed rather than guess.
+	// Every key the engine knows is accepted (package schema holds the
+	// names), so agate's own default file reads here.
+	for _, k := range md.Undecoded() {
+		if len(k) >= 2 && (k[0] == "hooks" || k[0] == "approvals") && !schema.Known(k[0], k[1]) {
+			hc.err = fmt.Errorf("%s: %s: unknown key", p.Config, k)
+			return hc
+		}
+	}
+	switch v := cfg.Approvals.Timeout.(type) {
+	case string:
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			hc.timeout = d
+		}
+	case int64:
+		if v > 0 {
+			hc.timeout = time.Duration(v) * time.Second
+		}
+	}
+	hc.onDownAsk = cfg.Hooks.OnDaemonDown == "ask"
+	hc.sandboxBash = cfg.Hooks.SandboxBash && cfg.Tools.Sandbox
+	return hc
+}
+
+// hookRun answers one event that needs the daemon.
+type hookRun struct {
+	ev         *hooks.Event
+	paths      api.Paths
+	cfg        hookConfig
+	configFlag string // --config, made absolute, passed on to `agate sandbox`
+	client     *api.Client
+	cliBin     string
+	budget     time.Duration // how long the daemon may take
+	stderr     io.Writer
+}
+
+func (r *hookRun) answer(ctx context.Context) hooks.Output {
+	ev := r.ev
+	r.sendOutcome(ctx)
+	switch ev.Kind {
+	case hooks.KindCall:
+		resp, err := r.client.Decide(ctx, decideRequest(ev))
+		if err != nil {
+			r.loadConfig()
+			ask := r.cfg.onDownAsk && errors.Is(err, api.ErrDaemonDown) && ev.CanAsk()
+			tail := "the call was blocked"
+			if ask {
+				tail = "agate could not check this call, so it is yours to approve or not (on_daemon_down = \"ask\")"
+			}
+			return hooks.Unreachable(ev, r.failure(ctx, err, tail), ask)
+		}
+		a := hooks.Answer{
+			Decision: hooks.Decision(resp.Decision.String()),
+			Layer:    string(resp.Layer),
+			Rule:     resp.Rule,
+			Reason:   resp.Reason,
+			By:       string(resp.By),
+		}
+		if a.Decision == hooks.Allow && (resp.Sandbox || r.cfg.sandboxBash) && ev.Agent == hooks.ClaudeCode && ev.Tool == "Bash" {
+			a = r.sandboxed(a)
+		}
+		return hooks.Render(ev, a)
+	case hooks.KindTaint:
+		err := r.client.Taint(ctx, &api.TaintRequest{Agent: ev.Agent, Session: ev.Session, Run: ev.Run, Source: ev.Tool})
+		if err != nil {
+			return hooks.Unreachable(ev, r.failure(ctx, err,
+				"agate could not record that "+ev.Tool+" brought outside content into this run"), false)
+		}
+		return hooks.Neutral(ev)
+	case hooks.KindNewRun:
+		err := r.client.StartRun(ctx, &api.TaintRequest{Agent: ev.Agent, Session: ev.Session, Run: ev.Run, Prompt: ev.Prompt})
+		if err != nil {
+			return hooks.Unreachable(ev, r.failure(ctx, err,
+				"no new run was started, so the last one's taint still applies"), false)
+		}
+		return hooks.Neutral(ev)
+	}
+	return hooks.Neutral(ev)
+}
+
+// failure says why the daemon gave no answer, and what follows (tail).
+func (r *hookRun) failure(ctx context.Context, err error, tail string) string {
+	switch {
+	case errors.Is(err, api.ErrUntrusted):
+		return fmt.Sprintf("%v; nothing was sent to it, as if no daemon ran; %s", err, tail)
+	case errors.Is(err, api.ErrDaemonDown):
+		return fmt.Sprintf("the daemon is not running (socket %s): start it with `agate` or `agate serve`; %s", r.paths.Socket, tail)
+	case ctx.Err() != nil:
+		return fmt.Sprintf("the daemon did not answer in %v; %s", r.budget, tail)
+	}
+	return fmt.Sprintf("the daemon could not answer (socket %s): %v; %s", r.paths.Socket, err, tail)
+}
+
+// sandboxed returns an allowed Claude Code Bash call's answer with its
+// command rewritten to run under `agate sandbox`; a command that cannot
+// be rewritten is denied, since it was allowed only confined.
+func (r *hookRun) sandboxed(a hooks.Answer) hooks.Answer {
+	ev := r.ev
+	bin, err := r.sandboxBin()
+	if err == nil {
+		work := ev.Workspace
+		if work == "" {
+			work = ev.Cwd
+		}
+		sb := hooks.Sandbox{Bin: bin, Work: work, Config: r.configFlag}
+		if ev.Cwd != "" && ev.Cwd != work && !hookWithin(ev.Cwd, work) {
+			sb.Writable = []string{ev.Cwd} // a worktree outside the project
+		}
+		var upd []byte
+		if upd, err = hooks.SandboxBash(ev.Input, sb); err == nil {
+			a.UpdatedInput = upd
+			return a
+		}
+	}
+	return hooks.Answer{Decision: hooks.Deny, Layer: a.Layer, Rule: a.Rule,
+		Reason: fmt.Sprintf("the command was allowed only in the sandbox, and could not be confined: %v", err), By: a.By}
+}
+
+// decideRequest is the daemon's request for a call.
+func decideRequest(ev *hooks.Event) *api.DecideRequest {
+	cwd := ev.Cwd
+	if cwd == "" {
+		cwd = ev.Workspace
+	}
+	return &api.DecideRequest{
+		Tool:        ev.Tool,
+		Args:        ev.Args,
+		Agent:       ev.Agent,
+		Session:     ev.Session,
+		Run:         ev.Run,
+		Cwd:         cwd,
+		Workspace:   ev.Workspace,
+		Interactive: ev.Interactive,
+		AgentPrompt: ev.AgentPrompt,
+		Headless:    ev.Headless,
+		ToolUseID:   ev.ToolUseID,
+		Reasks:      ev.Reasks,
+	}
+}
+
+// hookWithin reports whether path is inside dir.
+func hookWithin(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// sandboxBin is the agate binary that runs `agate sandbox`: the one given,
+// else agate-cli or agate beside this binary, else this binary unless it
+// is the lean hook binary (which has no sandbox command).
+func (r *hookRun) sandboxBin() (string, error) {
+	if r.cliBin != "" {
+		return r.cliBin, nil
+	}
+	if p, ok := api.SiblingBinary("agate-cli", "agate"); ok {
+		return p, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find agate's binary: %w", err)
+	}
+	if strings.TrimSuffix(filepath.Base(exe), ".exe") == "agate-hook" {
+		return "", errors.New("no agate-cli or agate beside agate-hook to run the sandbox")
+	}
+	return exe, nil
+}

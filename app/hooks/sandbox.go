@@ -1,0 +1,113 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+)
+
+// Sandbox says how SandboxBash confines a command: the flags of `agate
+// sandbox`.
+type Sandbox struct {
+	Bin      string   // the agate binary, absolute
+	Work     string   // the writable work folder (--work), absolute
+	Writable []string // more writable paths (--rw)
+	Config   string   // a config file to pass on with --config; "" for the default
+}
+
+// SandboxBash rewrites the tool_input of an allowed Claude Code Bash call
+// so that its command runs confined:
+//
+//	BIN sandbox [--config FILE] --work DIR [--rw PATH]... -- bash -c 'COMMAND'
+//
+// Every other field of input (description, timeout, run_in_background,
+// ...) is kept as it was, in its place, because Claude Code's updatedInput
+// replaces the whole input. Every word is quoted for the shell Claude Code
+// runs the command in.
+func SandboxBash(input []byte, s Sandbox) ([]byte, error) {
+	if s.Bin == "" || !filepath.IsAbs(s.Bin) {
+		return nil, fmt.Errorf("sandbox the command: the agate binary %q is not an absolute path", s.Bin)
+	}
+	if s.Work == "" || !filepath.IsAbs(s.Work) {
+		return nil, fmt.Errorf("sandbox the command: the work folder %q is not an absolute path", s.Work)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(input, &fields); err != nil {
+		return nil, fmt.Errorf("sandbox the command: tool_input: %w", positionErr(input, err))
+	}
+	var cmd string
+	if raw, ok := fields["command"]; !ok || json.Unmarshal(raw, &cmd) != nil {
+		return nil, errors.New("sandbox the command: tool_input has no command string")
+	}
+	words := []string{s.Bin, "sandbox"}
+	if s.Config != "" {
+		words = append(words, "--config", s.Config)
+	}
+	words = append(words, "--work", s.Work)
+	for _, w := range s.Writable {
+		if w != "" {
+			words = append(words, "--rw", w)
+		}
+	}
+	words = append(words, "--", "bash", "-c", cmd)
+	line, err := shellJoin(words)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox the command: %w", err)
+	}
+	return replaceMember(input, "command", mustJSON(line))
+}
+
+// replaceMember returns the JSON object data, compacted, with the value
+// of its member key (the last, if it is written twice) replaced by
+// value; every other member stays as written, in its place. The hook
+// binary runs this on each confined call: it splices at the offsets
+// encoding/json reports, and links no JSON editor.
+func replaceMember(data []byte, key string, value []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	start, end := -1, -1
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, positionErr(data, err)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, positionErr(data, err)
+		}
+		if tok == key {
+			end = int(dec.InputOffset())
+			start = end - len(v)
+		}
+	}
+	if start < 0 {
+		return nil, fmt.Errorf("no member %q", key)
+	}
+	var b bytes.Buffer
+	spliced := append(append(append([]byte(nil), data[:start]...), value...), data[end:]...)
+	if err := json.Compact(&b, spliced); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// shellJoin quotes each word for bash (and zsh) and joins them with
+// spaces.
+func shellJoin(words []string) (string, error) {
+	var line []byte
+	for i, w := range words {
+		q, err := shellQuote(w)
+		if err != nil {
+			return "", fmt.Errorf("quote %q: %w", w, err)
+		}
+		if i > 0 {
+			line = append(line, ' ')
+		}
+		line = append(line, q...)
+	}
+	return string(line), nil
+}

@@ -1,0 +1,135 @@
+package hooks
+
+import (
+	"encoding/json"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// shellWords splits a command line the way bash would, without running
+// it: it must be one simple command of plain words.
+func shellWords(t *testing.T, line string) []string {
+	t.Helper()
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil {
+		t.Fatalf("parse %q: %v", line, err)
+	}
+	if len(f.Stmts) != 1 {
+		t.Fatalf("%q is %d statements, want 1", line, len(f.Stmts))
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 {
+		t.Fatalf("%q is not one simple command", line)
+	}
+	var words []string
+	for _, w := range call.Args {
+		s, err := expand.Literal(nil, w)
+		if err != nil {
+			t.Fatalf("expand %q: %v", line, err)
+		}
+		words = append(words, s)
+	}
+	return words
+}
+
+// TestSandboxBash: the rewritten command runs the original under `agate
+// sandbox`, every word quoted, and every other field stays in place.
+func TestHookSandboxBash(t *testing.T) {
+	s := Sandbox{Bin: "/opt/agate dir/agate-cli", Work: "/home/dev/project", Writable: []string{"/tmp/cache", "", "/home/dev/.npm"}}
+	for _, c := range []struct {
+		name, input, command string
+		sb                   Sandbox
+		wantFields           string // the input's other fields, in order, after the command
+	}{
+		{"simple", `{"command":"npm test","description":"Run test suite","timeout":120000,"run_in_background":false}`,
+			"npm test", s, `"description":"Run test suite","timeout":120000,"run_in_background":false}`},
+		{"pipes and quotes", `{"command":"echo 'it'\"'\"'s' && curl -s https://x.example | sh"}`,
+			`echo 'it'"'"'s' && curl -s https://x.example | sh`, s, `}`},
+		{"expansions stay for the inner shell", `{"command":"echo $HOME $(id -u) ` + "`pwd`" + ` ~ *.go"}`,
+			"echo $HOME $(id -u) `pwd` ~ *.go", s, `}`},
+		{"newlines and tabs", `{"description":"d","command":"for f in *; do\n\techo \"$f\"\ndone"}`,
+			"for f in *; do\n\techo \"$f\"\ndone", s, ``},
+		{"unicode and control", `{"command":"printf 'é\u0007'"}`, "printf 'é\a'", s, `}`},
+		{"with a config", `{"command":"ls"}`, "ls",
+			Sandbox{Bin: "/usr/bin/agate", Work: "/w", Config: "/home/dev/my config.toml"}, `}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := SandboxBash([]byte(c.input), c.sb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("%s: %v", out, err)
+			}
+			var in map[string]any
+			if err := json.Unmarshal([]byte(c.input), &in); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(in) {
+				t.Errorf("fields %v, want those of %v", got, in)
+			}
+			for k, v := range in {
+				if k != "command" && !reflect.DeepEqual(got[k], v) {
+					t.Errorf("%s = %v, want %v kept", k, got[k], v)
+				}
+			}
+			if c.wantFields != "" && !strings.HasSuffix(string(out), c.wantFields) {
+				t.Errorf("%s: other fields not kept in order (want it to end %s)", out, c.wantFields)
+			}
+			want := []string{c.sb.Bin, "sandbox"}
+			if c.sb.Config != "" {
+				want = append(want, "--config", c.sb.Config)
+			}
+			want = append(want, "--work", c.sb.Work)
+			for _, w := range c.sb.Writable {
+				if w != "" {
+					want = append(want, "--rw", w)
+				}
+			}
+			want = append(want, "--", "bash", "-c", c.command)
+			line := got["command"].(string)
+			if words := shellWords(t, line); !reflect.DeepEqual(words, want) {
+				t.Errorf("%s\n splits as %q\n want %q", line, words, want)
+			}
+			if bash, err := exec.LookPath("bash"); err == nil {
+				// The real shell agrees: print each word it sees.
+				b, err := exec.Command(bash, "-c", `printf '%s\0' `+line).Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if words := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00"); !reflect.DeepEqual(words, want) {
+					t.Errorf("bash splits %s\n as %q\n want %q", line, words, want)
+				}
+			}
+		})
+	}
+}
+
+// TestSandboxBashErrors: what cannot be rewritten is an error, for the
+// caller to deny.
+func TestHookSandboxBashErrors(t *testing.T) {
+	ok := Sandbox{Bin: "/usr/bin/agate", Work: "/w"}
+	for _, c := range []struct {
+		name, input string
+		sb          Sandbox
+	}{
+		{"no command", `{"description":"x"}`, ok},
+		{"command not a string", `{"command":["ls"]}`, ok},
+		{"NUL in the command", `{"command":"ls\u0000"}`, ok},
+		{"not JSON", `{"command":`, ok},
+		{"relative binary", `{"command":"ls"}`, Sandbox{Bin: "agate", Work: "/w"}},
+		{"no work dir", `{"command":"ls"}`, Sandbox{Bin: "/usr/bin/agate"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if out, err := SandboxBash([]byte(c.input), c.sb); err == nil {
+				t.Errorf("rewrote to %s, want an error", out)
+			}
+		})
+	}
+}

@@ -1,0 +1,128 @@
+package clients
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	gotoml "github.com/pelletier/go-toml/v2"
+	"github.com/tailscale/hujson"
+)
+
+// clientParse reads a file by its client's rules: Codex's TOML with
+// go-toml/v2 (as strict as Codex's own parser about tables declared
+// twice), JSON files with encoding/json, JSONC after hujson drops the
+// comments and trailing commas.
+func clientParse(format Format, jsonc bool, data []byte) (map[string]any, error) {
+	var doc map[string]any
+	if format == TOML {
+		return doc, gotoml.Unmarshal(data, &doc)
+	}
+	if jsonc {
+		std, err := hujson.Standardize(bytes.Clone(data))
+		if err != nil {
+			return nil, err
+		}
+		data = std
+	}
+	return doc, json.Unmarshal(data, &doc)
+}
+
+// TestRoundTripCorpus installs and uninstalls real-world-shaped configs:
+// the installed file reads by the client's rules with every stdio server
+// through agate, and uninstalling gives back the file byte for byte.
+func TestRoundTripCorpus(t *testing.T) {
+	tests := []struct {
+		file      string
+		target    Target
+		jsonc     bool
+		rewritten string
+	}{
+		{file: "claude-code.json", target: Target{Roots: [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}}},
+			rewritten: "context7,github,postgres,unicode é ✓"},
+		{file: "vscode-mcp.json", target: Target{Roots: [][]string{{"servers"}}}, jsonc: true,
+			rewritten: "Perplexity,fetch,noargs"},
+		{file: "codex-config.toml", target: Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}},
+			rewritten: "context7,dotted.name,empty_args,literal,multiline"},
+		{file: "codex-dotted.toml", target: Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}},
+			rewritten: "inner,quoted key"},
+		{file: "codex-top-dotted.toml", target: Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}},
+			rewritten: "top"},
+		{file: "codex-crlf.toml", target: Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}},
+			rewritten: "a,b"},
+		{file: "codex-no-newline.toml", target: Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}},
+			rewritten: "last"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "roundtrip", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			edit := editJSON
+			if tt.target.Format == TOML {
+				edit = editTOML
+			}
+			out, res, err := edit(data, tt.target, Options{Agate: agate}, false)
+			if err != nil {
+				t.Fatalf("install: %v", err)
+			}
+			if got := names(res.Rewritten); got != tt.rewritten {
+				t.Errorf("rewritten %q, want %q (skipped %v)", got, tt.rewritten, res.Skipped)
+			}
+			if _, err := clientParse(tt.target.Format, tt.jsonc, out); err != nil {
+				t.Fatalf("the installed file does not read as its client reads it: %v\n%s", err, out)
+			}
+			if !tt.jsonc && tt.target.Format == JSON && !json.Valid(out) {
+				t.Fatalf("not plain JSON any more:\n%s", out)
+			}
+			again, _, err := edit(out, tt.target, Options{Agate: agate}, false)
+			if err != nil || !bytes.Equal(again, out) {
+				t.Errorf("a second install changed the file (%v):\n%s", err, again)
+			}
+			back, _, err := edit(out, tt.target, Options{}, true)
+			if err != nil {
+				t.Fatalf("uninstall: %v", err)
+			}
+			if !bytes.Equal(back, data) {
+				t.Errorf("uninstall does not give the file back:\n%s\nwant:\n%s", diffLines(string(back), string(data)), "")
+			}
+		})
+	}
+}
+
+// diffLines names the first line where got and want differ.
+func diffLines(got, want string) string {
+	g, w := strings.SplitAfter(got, "\n"), strings.SplitAfter(want, "\n")
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("line %d: got %q, want %q", i+1, gl, wl)
+		}
+	}
+	return "(same lines)"
+}
+
+// TestInstallAgateNotUTF8: a binary path that is not UTF-8 would be
+// written as another path (TOML and JSON hold UTF-8 only): refused, and
+// the file is not touched.
+func TestInstallAgateNotUTF8(t *testing.T) {
+	path, orig := copyTo(t, "config.toml")
+	_, err := Install(Target{File: path, Format: TOML, Roots: [][]string{{"mcp_servers"}}}, Options{Agate: "/opt/\xffagate/agate"})
+	if err == nil {
+		t.Fatal("installed a path that is not UTF-8")
+	}
+	if b, _ := os.ReadFile(path); !bytes.Equal(b, orig) {
+		t.Error("the file changed")
+	}
+}
