@@ -31,7 +31,15 @@ type rule struct {
 }
 
 // testHelpers may be imported by any package's tests.
-var testHelpers = []string{"app/internal/apptest", "app/internal/agenttest", "sandbox/sandboxtest"}
+var testHelpers = []string{"app/internal/apptest", "app/internal/agenttest", "app/daemon/daemontest", "sandbox/sandboxtest"}
+
+// lean is what the hook binary may link of agate, through every import:
+// the hook protocols and their runner, the API's types and client, the
+// OS helpers and the policy's wire words; never the policy, the daemon
+// or the command line.
+var lean = []string{"app/hooks/agate-hook", "app/hooks/runner", "app/hooks", "app/hooks/agents",
+	"app/hooks/claude", "app/hooks/gemini", "app/hooks/cursor", "app/hooks/codex", "app/hooks/internal/hookjson",
+	"app/api", "app/osutil", "app/internal/strictjson", "policy/schema", "policy/verdict", "policy/shellquote"}
 
 // rules are agate's rooms and what each may import. Every package of the
 // module needs one: a new room says where it stands.
@@ -52,17 +60,61 @@ var rules = []rule{
 	{pkg: ".", may: []string{"app/cli", "sandbox", "ui"}, why: "main is thin"},
 
 	{pkg: "app", why: "app holds the map of the rooms and this test"},
-	{pkg: "app/osutil", why: "the OS helpers import nothing of agate's: the lean hook links them"},
-	{pkg: "app/internal/strictjson"},
-	{pkg: "app/internal/tomltext", why: "TOML text as agate's editors write it: every package that edits TOML as bytes shares it"},
-	{pkg: "app/version"},
+
+	// The service, its API and its clients.
 	{pkg: "app/api", may: []string{"app/osutil", "policy/verdict"},
 		why: "the API's types and client are linked by the hook binary: not the policy, not the daemon"},
-	{pkg: "app/hooks", may: []string{"app/internal/strictjson"}},
-	{pkg: "app/hooks/runner", may: []string{"app/api", "app/hooks", "app/osutil", "app/internal/strictjson", "policy/schema", "policy/verdict"},
-		tests: []string{"policy"},
+	{pkg: "app/daemon", may: []string{"app/api", "app/files/...", "app/hooks/settings/codexrules", "app/machine", "app/mcp", "app/mcp/pins",
+		"app/osutil", "app/internal/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
+		why: "the daemon never imports its clients (the command line, the desktop app, the hooks)"},
+	{pkg: "app/daemon/daemontest", may: []string{"app/api", "app/daemon", "app/internal/apptest"},
+		why: "a real daemon for the tests of its clients"},
+	{pkg: "app/cli", may: []string{"app/api", "app/cli/replay", "app/files/...", "app/hooks", "app/hooks/runner", "app/hooks/settings",
+		"app/hooks/settings/codexrules", "app/machine", "app/mcp", "app/mcp/clients", "app/osutil", "app/internal/strictjson", "app/version",
+		"keystore", "policy", "sandbox",
+		"app/daemon"}, // serve.go only: see TestOnlyServeConstructsADaemon
+		tests: []string{"app/hooks/settings/settingsjson"},
+		why:   "the commands reach the daemon through the API's client"},
+	{pkg: "app/cli/replay", may: []string{"app/hooks", "app/hooks/agents", "policy"},
+		why: "replay re-decides recorded calls under a policy; the caller brings the files and the disk"},
+
+	// The agents' hooks: their protocols, the runner, their settings.
+	{pkg: "app/hooks", may: []string{"policy/verdict", "policy/shellquote"},
+		why: "the hooks' words: what every agent's adapter shares, and nothing of the daemon's"},
+	{pkg: "app/hooks/internal/hookjson", may: []string{"app/hooks", "app/internal/strictjson"}},
+	{pkg: "app/hooks/claude", may: []string{"app/hooks", "app/hooks/internal/hookjson", "policy/verdict", "policy/shellquote"},
+		why: "one agent's protocol: bytes in, bytes out"},
+	{pkg: "app/hooks/gemini", may: []string{"app/hooks", "app/hooks/internal/hookjson", "policy/verdict"},
+		why: "one agent's protocol: bytes in, bytes out"},
+	{pkg: "app/hooks/cursor", may: []string{"app/hooks", "app/hooks/internal/hookjson", "policy/verdict"},
+		why: "one agent's protocol: bytes in, bytes out"},
+	{pkg: "app/hooks/codex", may: []string{"app/hooks", "app/hooks/internal/hookjson", "policy/verdict"},
+		why: "one agent's protocol: bytes in, bytes out"},
+	{pkg: "app/hooks/agents", may: []string{"app/hooks", "app/hooks/claude", "app/hooks/gemini", "app/hooks/cursor", "app/hooks/codex", "policy/verdict"},
+		why: "the one table of the agents' adapters"},
+	{pkg: "app/hooks/runner", may: []string{"app/api", "app/hooks", "app/hooks/agents", "app/hooks/claude", "app/osutil", "app/internal/strictjson",
+		"policy/schema", "policy/verdict"},
+		tests: []string{"policy", "keystore"},
 		why:   "the hook runner runs once per tool call: it links neither the policy nor the daemon"},
 	{pkg: "app/hooks/agate-hook", may: []string{"app/hooks", "app/hooks/runner"}},
+	{pkg: "app/hooks/settings", may: []string{"app/api", "app/hooks", "app/hooks/settings/...", "app/osutil"},
+		tests: []string{"app/internal/tomltext"},
+		why:   "the agents' settings files are edited by their formats' editors, nothing of the daemon's"},
+	{pkg: "app/hooks/settings/settingsjson", may: []string{"app/hooks", "app/hooks/internal/hookjson", "app/internal/jsonc"},
+		why: "agate's hooks in the agents' JSON settings, edited as bytes: no files, no daemon"},
+	{pkg: "app/hooks/settings/codexconfig", may: []string{"app/hooks", "app/internal/tomltext"},
+		why: "Codex's config.toml and its hook trust are edited as bytes: no files, no daemon"},
+	{pkg: "app/hooks/settings/codexrules", may: []string{"app/osutil", "policy"},
+		why: "agate's Codex exec-policy rules are rendered from the policy's config; the daemon and the command line write them"},
+
+	// The MCP proxy, its pins and its clients' configs.
+	{pkg: "app/mcp", may: []string{"app/internal/strictjson", "policy"}, tests: []string{"app/mcp/mcptest"},
+		why: "the MCP proxy asks a Gate; it knows nothing of the daemon behind it"},
+	{pkg: "app/mcp/mcptest", may: []string{"app/mcp"}},
+	{pkg: "app/mcp/clients", may: []string{"app/mcp", "app/osutil", "app/internal/strictjson", "app/internal/jsonc", "app/internal/tomltext"},
+		why: "rewriting MCP clients' configs knows the proxy's names, nothing of the daemon"},
+	{pkg: "app/mcp/pins", may: []string{"app/mcp", "app/osutil", "app/internal/strictjson"},
+		why: "the pin store owns the pinned MCP tool definitions: it imports neither the daemon nor the command line"},
 
 	// The files agate owns.
 	{pkg: "app/files/audit", may: []string{"app/api", "app/osutil"},
@@ -74,33 +126,15 @@ var rules = []rule{
 	{pkg: "app/files/leaks", may: []string{"app/api", "app/osutil"},
 		why: "the leak record owns leaks.json: it imports neither the daemon nor the command line"},
 
-	{pkg: "app/hooks/settings/codexconfig", may: []string{"app/hooks", "app/internal/tomltext"},
-		why: "Codex's config.toml and its hook trust are edited as bytes: no files, no daemon"},
-	{pkg: "app/hooks/settings/codexrules", may: []string{"app/osutil", "policy"},
-		why: "agate's Codex exec-policy rules are rendered from the policy's config; the daemon and the command line write them"},
-	{pkg: "app/hooks/settings", may: []string{"app/api", "app/hooks/settings/codexconfig", "app/hooks/settings/codexrules", "app/hooks", "app/osutil"}, tests: []string{"app/internal/tomltext"},
-		why: "the agents' settings files are edited with hook's rules, nothing of the daemon's"},
+	// Around them.
 	{pkg: "app/machine", may: []string{"app/api", "app/osutil", "keystore", "policy", "sandbox"},
 		why: "the machine's facts are shared by the daemon, the command line and the desktop app"},
-
-	{pkg: "app/cli/replay", may: []string{"app/hooks", "policy"},
-		why: "replay re-decides recorded calls under a policy; the caller brings the files and the disk"},
-	{pkg: "app/mcp", may: []string{"app/internal/strictjson", "policy"}, tests: []string{"app/mcp/mcptest"},
-		why: "the MCP proxy asks a Gate; it knows nothing of the daemon behind it"},
-	{pkg: "app/mcp/mcptest", may: []string{"app/mcp"}},
-	{pkg: "app/mcp/clients", may: []string{"app/mcp", "app/osutil", "app/internal/strictjson", "app/internal/tomltext"},
-		why: "rewriting MCP clients' configs knows the proxy's names, nothing of the daemon"},
-	{pkg: "app/mcp/pins", may: []string{"app/mcp", "app/osutil", "app/internal/strictjson"},
-		why: "the pin store owns the pinned MCP tool definitions: it imports neither the daemon nor the command line"},
-
-	{pkg: "app/daemon", may: []string{"app/api", "app/files/audit", "app/hooks/settings/codexrules", "app/files/config", "app/files/grants", "app/files/leaks", "app/machine", "app/mcp", "app/mcp/pins", "app/osutil",
-		"app/internal/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
-		why: "the daemon never imports its clients (the command line, the desktop app)"},
-	{pkg: "app/cli", may: []string{"app/api", "app/files/audit", "app/hooks/settings/codexrules", "app/files/config", "app/files/grants", "app/hooks", "app/hooks/runner", "app/files/leaks",
-		"app/hooks/settings", "app/machine", "app/mcp", "app/mcp/clients", "app/osutil", "app/cli/replay", "app/internal/strictjson", "app/version", "keystore", "policy", "sandbox",
-		"app/daemon"}, // serve.go only: see TestOnlyServeConstructsADaemon
-		tests: []string{"app/daemon"},
-		why:   "the commands reach the daemon through the API's client"},
+	{pkg: "app/osutil", why: "the OS helpers import nothing of agate's: the lean hook links them"},
+	{pkg: "app/version"},
+	{pkg: "app/internal/strictjson"},
+	{pkg: "app/internal/jsonc", may: []string{"app/internal/strictjson"},
+		why: "JSON with comments as agate's editors write it: every package that edits JSON as bytes shares it"},
+	{pkg: "app/internal/tomltext", why: "TOML text as agate's editors write it: every package that edits TOML as bytes shares it"},
 	{pkg: "app/internal/apptest", may: []string{"app/api"}, why: "every package's tests may use it, the daemon's own included"},
 	{pkg: "app/internal/agenttest", may: []string{"app/hooks/settings/codexconfig", "app/internal/tomltext"}},
 }
@@ -282,13 +316,9 @@ func TestOnlyUIImportsFyne(t *testing.T) {
 }
 
 // TestHookBinaryStaysLean: what agate-hook links of agate, through every
-// import, is the API, the hook protocols and runner, the OS helpers and
-// the policy's wire words; never the policy, the daemon or the command
-// line.
+// import, is in lean.
 func TestHookBinaryStaysLean(t *testing.T) {
 	pkgs := parseModule(t)
-	lean := []string{"app/hooks/agate-hook", "app/hooks/runner", "app/hooks", "app/api", "app/osutil", "app/internal/strictjson",
-		"policy/schema", "policy/verdict"}
 	seen := map[string]bool{}
 	var walk func(string)
 	walk = func(pkg string) {

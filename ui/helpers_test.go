@@ -61,7 +61,7 @@ func approval(id, agent, command string, scopes ...api.Scope) api.Approval {
 
 // asked is one Ask in flight.
 type asked struct {
-	ans  daemon.Answer
+	ans  api.Answer
 	err  error
 	done chan struct{}
 }

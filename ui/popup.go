@@ -18,7 +18,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/daemon"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -373,7 +372,7 @@ func (w *popup) hide() {
 // denied, as Deny would.
 func (w *popup) closeRequested() {
 	for _, a := range w.items {
-		w.p.answer(a.ID, daemon.Answer{Verdict: policy.Deny, Scope: api.ScopeDeny, Reason: w.reason.Text})
+		w.p.answer(a.ID, api.Answer{Decision: policy.Deny, Scope: api.ScopeDeny, Reason: w.reason.Text})
 	}
 	w.reason.SetText("")
 	w.hide()
@@ -639,7 +638,7 @@ func (w *popup) denyCurrent() {
 		return
 	}
 	id := w.current
-	w.p.answer(id, daemon.Answer{Verdict: policy.Deny, Scope: api.ScopeDeny, Reason: w.takeReason()})
+	w.p.answer(id, api.Answer{Decision: policy.Deny, Scope: api.ScopeDeny, Reason: w.takeReason()})
 }
 
 // allowCurrent allows the call shown in detail at scope: only when armed
@@ -657,7 +656,7 @@ func (w *popup) allowCurrent(scope api.Scope) {
 			if s != scope {
 				continue
 			}
-			ans := daemon.Answer{Verdict: policy.Allow, Scope: scope}
+			ans := api.Answer{Decision: policy.Allow, Scope: scope}
 			if remembers(scope) && len(a.Remember) > 0 {
 				if w.rememberChoice < 0 || w.rememberChoice >= len(a.Remember) {
 					return // nothing chosen to remember
@@ -676,9 +675,9 @@ func (w *popup) answerBatch(allow, all bool) {
 	if allow && !w.armed {
 		return
 	}
-	ans := daemon.Answer{Verdict: policy.Deny, Scope: api.ScopeDeny}
+	ans := api.Answer{Decision: policy.Deny, Scope: api.ScopeDeny}
 	if allow {
-		ans = daemon.Answer{Verdict: policy.Allow, Scope: api.ScopeOnce}
+		ans = api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}
 	}
 	ans.Reason = w.takeReason()
 	for _, a := range append([]api.Approval(nil), w.items...) {

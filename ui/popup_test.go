@@ -17,7 +17,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/daemon"
 	"github.com/agatehq/agate/app/files/audit"
 	"github.com/agatehq/agate/policy"
 )
@@ -79,7 +78,7 @@ func TestPopupShowsTheCall(t *testing.T) {
 
 		onUI(p, func() { test.Tap(w.deny) })
 		synctest.Wait()
-		if r.ans.Verdict != policy.Deny || r.ans.Scope != api.ScopeDeny || r.ans.Via != "tray" || r.err != nil {
+		if r.ans.Decision != policy.Deny || r.ans.Scope != api.ScopeDeny || r.ans.Via != "tray" || r.err != nil {
 			t.Errorf("answer = %+v, %v", r.ans, r.err)
 		}
 		onUI(p, func() {
@@ -171,7 +170,7 @@ func TestPopupAllowWaitsHalfASecond(t *testing.T) {
 		}
 		onUI(p, func() { test.Tap(once) })
 		synctest.Wait()
-		if !r.finished() || r.ans.Verdict != policy.Allow || r.ans.Scope != api.ScopeOnce {
+		if !r.finished() || r.ans.Decision != policy.Allow || r.ans.Scope != api.ScopeOnce {
 			t.Fatalf("answer = %+v, finished %v", r.ans, r.finished())
 		}
 	})
@@ -199,9 +198,9 @@ func TestPopupButtonsGiveTheirScope(t *testing.T) {
 					}
 				})
 				synctest.Wait()
-				want := daemon.Answer{Verdict: policy.Allow, Scope: scope, Reason: "because", Via: "tray"}
+				want := api.Answer{Decision: policy.Allow, Scope: scope, Reason: "because", Via: "tray"}
 				if scope == api.ScopeDeny {
-					want.Verdict = policy.Deny
+					want.Decision = policy.Deny
 				}
 				if r.ans != want || r.err != nil {
 					t.Fatalf("answer = %+v, %v; want %+v", r.ans, r.err, want)
@@ -230,7 +229,7 @@ func TestPopupShortcuts(t *testing.T) {
 					w.reason.TypedShortcut(&desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierAlt})
 				})
 				synctest.Wait()
-				if r.ans.Verdict != policy.Allow || r.ans.Scope != scope {
+				if r.ans.Decision != policy.Allow || r.ans.Scope != scope {
 					t.Fatalf("Alt+%s gave %+v", key, r.ans)
 				}
 			})
@@ -269,7 +268,7 @@ func TestPopupKeysDeny(t *testing.T) {
 					press(c, tt.key)
 				})
 				synctest.Wait()
-				if !r.finished() || r.ans.Verdict != policy.Deny {
+				if !r.finished() || r.ans.Decision != policy.Deny {
 					t.Fatalf("answer = %+v, finished %v", r.ans, r.finished())
 				}
 			})
@@ -291,7 +290,7 @@ func TestPopupEnterInReasonDeniesWithIt(t *testing.T) {
 			press(w.win.Canvas(), fyne.KeyReturn)
 		})
 		synctest.Wait()
-		if r.ans.Verdict != policy.Deny || r.ans.Reason != "not now" {
+		if r.ans.Decision != policy.Deny || r.ans.Reason != "not now" {
 			t.Fatalf("answer = %+v", r.ans)
 		}
 	})
@@ -309,7 +308,7 @@ func TestPopupCloseDeniesAll(t *testing.T) {
 		onUI(p, p.popup.closeRequested)
 		synctest.Wait()
 		for _, r := range []*asked{r1, r2} {
-			if !r.finished() || r.ans.Verdict != policy.Deny {
+			if !r.finished() || r.ans.Decision != policy.Deny {
 				t.Fatalf("answer = %+v, finished %v", r.ans, r.finished())
 			}
 		}
@@ -396,7 +395,7 @@ func TestPopupBatch(t *testing.T) {
 		})
 		synctest.Wait()
 		for _, r := range []*asked{r1, r2} {
-			if r.ans.Verdict != policy.Allow || r.ans.Scope != api.ScopeOnce {
+			if r.ans.Decision != policy.Allow || r.ans.Scope != api.ScopeOnce {
 				t.Errorf("ticked answer = %+v", r.ans)
 			}
 		}
@@ -410,7 +409,7 @@ func TestPopupBatch(t *testing.T) {
 			test.Tap(w.deny)
 		})
 		synctest.Wait()
-		if r3.ans.Verdict != policy.Deny {
+		if r3.ans.Decision != policy.Deny {
 			t.Errorf("last answer = %+v", r3.ans)
 		}
 	})
@@ -442,7 +441,7 @@ func TestPopupBatchAllowAllAndDenyAll(t *testing.T) {
 			}
 			synctest.Wait()
 			for _, r := range rs {
-				if r.ans.Verdict != want {
+				if r.ans.Decision != want {
 					t.Errorf("allow all %v: answer %+v", allow, r.ans)
 				}
 			}
@@ -752,7 +751,7 @@ func TestPopupRememberCarriesTheChosenGrant(t *testing.T) {
 					test.Tap(w.allow[tt.scope])
 				})
 				synctest.Wait()
-				if !r.finished() || r.ans.Verdict != policy.Allow || r.ans.Scope != tt.scope || r.ans.Remember != tt.want {
+				if !r.finished() || r.ans.Decision != policy.Allow || r.ans.Scope != tt.scope || r.ans.Remember != tt.want {
 					t.Fatalf("answer %+v (finished %v), want %s remembering %q", r.ans, r.finished(), tt.scope, tt.want)
 				}
 			})

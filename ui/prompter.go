@@ -13,7 +13,6 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/daemon"
 )
 
 // expiryGrace is how long past an approval's expiry Ask waits for the
@@ -49,9 +48,9 @@ type Prompter struct {
 // pending is one call waiting in the popup.
 type pending struct {
 	a   api.Approval
-	seq uint64             // arrival order
-	ans chan daemon.Answer // receives the person's answer, once
-	ctx context.Context    // ends with the approval (expiry, answered elsewhere)
+	seq uint64          // arrival order
+	ans chan api.Answer // receives the person's answer, once
+	ctx context.Context // ends with the approval (expiry, answered elsewhere)
 }
 
 // PrompterOptions tune a Prompter.
@@ -81,21 +80,21 @@ func NewPrompter(a fyne.App, o PrompterOptions) *Prompter {
 // returns early, with an error, when ctx ends (the approval expired, or was
 // answered in a terminal), when the approval's own expiry has passed, or
 // when the app closes; the call's row leaves the popup then.
-func (p *Prompter) Ask(ctx context.Context, a api.Approval) (daemon.Answer, error) {
+func (p *Prompter) Ask(ctx context.Context, a api.Approval) (api.Answer, error) {
 	ictx, cancel := ctx, context.CancelFunc(func() {})
 	if !a.Expires.IsZero() {
 		ictx, cancel = context.WithDeadline(ctx, a.Expires.Add(expiryGrace))
 	}
 	defer cancel()
-	it := &pending{a: a, ans: make(chan daemon.Answer, 1), ctx: ictx}
+	it := &pending{a: a, ans: make(chan api.Answer, 1), ctx: ictx}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return daemon.Answer{}, errClosed
+		return api.Answer{}, errClosed
 	}
 	if _, dup := p.items[a.ID]; dup {
 		p.mu.Unlock()
-		return daemon.Answer{}, fmt.Errorf("approval %s is already in the popup", a.ID)
+		return api.Answer{}, fmt.Errorf("approval %s is already in the popup", a.ID)
 	}
 	p.seq++
 	it.seq = p.seq
@@ -111,10 +110,10 @@ func (p *Prompter) Ask(ctx context.Context, a api.Approval) (daemon.Answer, erro
 		return ans, nil
 	case <-ictx.Done():
 		p.drop(a.ID)
-		return daemon.Answer{}, fmt.Errorf("approval %s: %w", a.ID, ictx.Err())
+		return api.Answer{}, fmt.Errorf("approval %s: %w", a.ID, ictx.Err())
 	case <-p.done:
 		p.drop(a.ID)
-		return daemon.Answer{}, errClosed
+		return api.Answer{}, errClosed
 	}
 }
 
@@ -140,7 +139,7 @@ func (p *Prompter) drop(id string) {
 // answer delivers the person's answer to a waiting call; false when it is
 // no longer waiting. It runs on Fyne's goroutine (the popup's buttons) and
 // refreshes the popup there and then.
-func (p *Prompter) answer(id string, ans daemon.Answer) bool {
+func (p *Prompter) answer(id string, ans api.Answer) bool {
 	p.mu.Lock()
 	it, ok := p.items[id]
 	delete(p.items, id)

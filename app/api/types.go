@@ -204,11 +204,19 @@ type Remember struct {
 // AnswerRequest answers one or more waiting approvals (POST
 // /v1/approvals/answer): the batch of eVi, all, none or a chosen subset.
 type AnswerRequest struct {
-	IDs      []string        `json:"ids"`
+	IDs []string `json:"ids"`
+	Answer
+}
+
+// Answer is a person's answer to one approval: what a prompter returns,
+// and what /v1/approvals/answer carries for each of its ids.
+type Answer struct {
 	Decision verdict.Verdict `json:"decision"` // allow or deny
-	Scope    Scope           `json:"scope,omitempty"`
-	Reason   string          `json:"reason,omitempty"`
-	Via      string          `json:"via,omitempty"`
+	// Scope is how far an allow reaches: once, this_run, session,
+	// session_any, always.
+	Scope  Scope  `json:"scope,omitempty"`
+	Reason string `json:"reason,omitempty"` // the person's words, if any
+	Via    string `json:"via,omitempty"`    // where they answered: "tray", "terminal", "api"
 	// Remember is the grant a "session", "this_run" or "always" answer
 	// records: one of the approval's Remember, "" for its first (the
 	// narrowest). Anything not offered is refused.

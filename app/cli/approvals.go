@@ -203,16 +203,16 @@ func parseTerminalAnswer(line string, pending []string) ([]*api.AnswerRequest, e
 	words := strings.Fields(line)
 	switch strings.ToLower(words[0]) {
 	case "y", "yes", "a", "all":
-		return []*api.AnswerRequest{{IDs: pending, Decision: policy.Allow, Scope: api.ScopeOnce}}, nil
+		return []*api.AnswerRequest{{IDs: pending, Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}}}, nil
 	case "n", "no", "none":
-		return []*api.AnswerRequest{{IDs: pending, Decision: policy.Deny}}, nil
+		return []*api.AnswerRequest{{IDs: pending, Answer: api.Answer{Decision: policy.Deny}}}, nil
 	case "s", "session":
-		return []*api.AnswerRequest{{IDs: pending, Decision: policy.Allow, Scope: api.ScopeSession}}, nil
+		return []*api.AnswerRequest{{IDs: pending, Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeSession}}}, nil
 	case "allow":
 		if len(words) < 2 {
 			return nil, errors.New("allow which? `allow ID [scope] [reason]`")
 		}
-		r := &api.AnswerRequest{IDs: []string{words[1]}, Decision: policy.Allow, Scope: api.ScopeOnce}
+		r := &api.AnswerRequest{IDs: []string{words[1]}, Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}}
 		rest := words[2:]
 		if len(rest) > 0 {
 			if sc, err := api.ParseScope(rest[0]); err == nil {
@@ -225,7 +225,7 @@ func parseTerminalAnswer(line string, pending []string) ([]*api.AnswerRequest, e
 		if len(words) < 2 {
 			return nil, errors.New("deny which? `deny ID [reason]`")
 		}
-		return []*api.AnswerRequest{{IDs: []string{words[1]}, Decision: policy.Deny, Reason: strings.Join(words[2:], " ")}}, nil
+		return []*api.AnswerRequest{{IDs: []string{words[1]}, Answer: api.Answer{Decision: policy.Deny, Reason: strings.Join(words[2:], " ")}}}, nil
 	}
 	// A subset: "1,3" or "1 3" allows those once and denies the rest.
 	var allow []string
@@ -251,9 +251,9 @@ func parseTerminalAnswer(line string, pending []string) ([]*api.AnswerRequest, e
 			deny = append(deny, id)
 		}
 	}
-	out := []*api.AnswerRequest{{IDs: allow, Decision: policy.Allow, Scope: api.ScopeOnce}}
+	out := []*api.AnswerRequest{{IDs: allow, Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}}}
 	if len(deny) > 0 {
-		out = append(out, &api.AnswerRequest{IDs: deny, Decision: policy.Deny})
+		out = append(out, &api.AnswerRequest{IDs: deny, Answer: api.Answer{Decision: policy.Deny}})
 	}
 	return out, nil
 }
@@ -289,7 +289,7 @@ func cmdApprove(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	res, err := (&api.Client{Socket: paths.Socket}).Answer(ctx, &api.AnswerRequest{IDs: ids, Decision: v, Scope: sc, Reason: *reason, Via: "terminal"})
+	res, err := (&api.Client{Socket: paths.Socket}).Answer(ctx, &api.AnswerRequest{IDs: ids, Answer: api.Answer{Decision: v, Scope: sc, Reason: *reason, Via: "terminal"}})
 	if err != nil {
 		return err
 	}

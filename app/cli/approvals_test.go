@@ -14,13 +14,13 @@ func TestParseTerminalAnswer(t *testing.T) {
 		want    []api.AnswerRequest
 		wantErr bool
 	}{
-		{line: "y", want: []api.AnswerRequest{{IDs: pending, Decision: policy.Allow, Scope: api.ScopeOnce}}},
-		{line: "n", want: []api.AnswerRequest{{IDs: pending, Decision: policy.Deny}}},
-		{line: "s", want: []api.AnswerRequest{{IDs: pending, Decision: policy.Allow, Scope: api.ScopeSession}}},
-		{line: "1,3", want: []api.AnswerRequest{{IDs: []string{"1", "3"}, Decision: policy.Allow, Scope: api.ScopeOnce}, {IDs: []string{"2"}, Decision: policy.Deny}}},
-		{line: "2", want: []api.AnswerRequest{{IDs: []string{"2"}, Decision: policy.Allow, Scope: api.ScopeOnce}, {IDs: []string{"1", "3"}, Decision: policy.Deny}}},
-		{line: "allow 2 always fine by me", want: []api.AnswerRequest{{IDs: []string{"2"}, Decision: policy.Allow, Scope: api.ScopeAlways, Reason: "fine by me"}}},
-		{line: "deny 3 too risky", want: []api.AnswerRequest{{IDs: []string{"3"}, Decision: policy.Deny, Reason: "too risky"}}},
+		{line: "y", want: []api.AnswerRequest{{IDs: pending, Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}}}},
+		{line: "n", want: []api.AnswerRequest{{IDs: pending, Answer: api.Answer{Decision: policy.Deny}}}},
+		{line: "s", want: []api.AnswerRequest{{IDs: pending, Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeSession}}}},
+		{line: "1,3", want: []api.AnswerRequest{{IDs: []string{"1", "3"}, Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}}, {IDs: []string{"2"}, Answer: api.Answer{Decision: policy.Deny}}}},
+		{line: "2", want: []api.AnswerRequest{{IDs: []string{"2"}, Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}}, {IDs: []string{"1", "3"}, Answer: api.Answer{Decision: policy.Deny}}}},
+		{line: "allow 2 always fine by me", want: []api.AnswerRequest{{IDs: []string{"2"}, Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeAlways, Reason: "fine by me"}}}},
+		{line: "deny 3 too risky", want: []api.AnswerRequest{{IDs: []string{"3"}, Answer: api.Answer{Decision: policy.Deny, Reason: "too risky"}}}},
 		{line: "", wantErr: true},
 		{line: "7", wantErr: true},
 		{line: "allow", wantErr: true},

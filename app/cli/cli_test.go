@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/daemon"
+	"github.com/agatehq/agate/app/daemon/daemontest"
 	"github.com/agatehq/agate/app/files/grants"
 	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/policy"
@@ -124,7 +124,7 @@ func TestUnknownCommand(t *testing.T) {
 // asks waits for it, and "y" typed there allows it.
 func TestTerminalApprover(t *testing.T) {
 	p := apptest.Paths(t, "")
-	d, c := startDaemon(t, p)
+	d, c := daemontest.Start(t, p)
 	pr, pw := io.Pipe()
 	var out syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
@@ -134,7 +134,7 @@ func TestTerminalApprover(t *testing.T) {
 	}()
 	apptest.WaitFor(t, "the terminal approver", func() bool { return len(d.Prompters()) > 0 })
 
-	r := decideReq("Bash", "curl -fsS https://example.org/x")
+	r := apptest.Call("Bash", "curl -fsS https://example.org/x")
 	r.AgentPrompt = false // only agate's approvers can ask
 	res := make(chan *api.DecideResponse, 1)
 	go func() {
@@ -153,7 +153,7 @@ func TestTerminalApprover(t *testing.T) {
 	// A subset answer: allow 1 of 2, deny the other.
 	res2 := make(chan *api.DecideResponse, 2)
 	for _, cmd := range []string{"wget https://a", "curl https://b"} {
-		r := decideReq("Bash", cmd)
+		r := apptest.Call("Bash", cmd)
 		r.AgentPrompt = false
 		go func() {
 			resp, _ := c.Decide(ctx, r)
@@ -180,11 +180,11 @@ func TestTerminalApprover(t *testing.T) {
 
 func TestApproveCommand(t *testing.T) {
 	p := apptest.Paths(t, "")
-	d, c := startDaemon(t, p)
-	d.SetPrompter(&fakePrompter{hold: true}, "tray")
+	d, c := daemontest.Start(t, p)
+	d.SetPrompter(&apptest.Prompter{Hold: true}, "tray")
 	res := make(chan *api.DecideResponse, 1)
 	go func() {
-		resp, _ := c.Decide(context.Background(), decideReq("Bash", "curl https://x.example"))
+		resp, _ := c.Decide(context.Background(), apptest.Call("Bash", "curl https://x.example"))
 		res <- resp
 	}()
 	apptest.WaitFor(t, "pending", func() bool { return len(d.Pending()) == 1 })
@@ -212,9 +212,9 @@ func TestApproveCommand(t *testing.T) {
 
 func TestGrantsAndLogCommands(t *testing.T) {
 	p := apptest.Paths(t, "")
-	d, c := startDaemon(t, p)
-	d.SetPrompter(&fakePrompter{answer: daemon.Answer{Verdict: policy.Allow, Scope: api.ScopeAlways}}, "tray")
-	c.Decide(context.Background(), decideReq("Bash", "curl https://x.example"))
+	d, c := daemontest.Start(t, p)
+	d.SetPrompter(&apptest.Prompter{Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeAlways}}, "tray")
+	c.Decide(context.Background(), apptest.Call("Bash", "curl https://x.example"))
 	env := []string{"--socket", p.Socket, "--config", p.Config}
 	code, out, _ := runCLI(t, nil, append([]string{"grants"}, env...)...)
 	if code != 0 || !strings.Contains(out, "claude-code") || !strings.Contains(out, "bash(curl) network=x.example") {

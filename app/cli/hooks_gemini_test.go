@@ -9,6 +9,7 @@ import (
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/hooks"
 	"github.com/agatehq/agate/app/hooks/settings"
+	"github.com/agatehq/agate/app/hooks/settings/settingsjson"
 )
 
 // TestHooksGeminiInstall: `agate hooks install gemini` writes hooks whose
@@ -27,12 +28,12 @@ func TestHooksGeminiInstall(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("install: %d %s %s", code, out, errOut)
 	}
-	policy := filepath.Join(w.home, ".gemini", "policies", hooks.GeminiPolicyFile)
+	policy := filepath.Join(w.home, ".gemini", "policies", settingsjson.GeminiPolicyFile)
 	if !strings.Contains(out, policy) {
 		t.Errorf("install does not name the policy: %s", out)
 	}
 	data, err := os.ReadFile(policy)
-	if err != nil || string(data) != string(hooks.GeminiPolicy()) {
+	if err != nil || string(data) != string(settingsjson.GeminiPolicy()) {
 		t.Fatalf("policy %q, %v", data, err)
 	}
 	p, _ := api.ResolvePaths("", "")
@@ -86,8 +87,8 @@ func TestHooksGeminiInstall(t *testing.T) {
 // warning in status (Gemini would run every call unasked).
 func TestHooksGeminiPolicyAlone(t *testing.T) {
 	w := newHooksWorld(t)
-	policy := filepath.Join(w.home, ".gemini", "policies", hooks.GeminiPolicyFile)
-	mustWrite(t, policy, string(hooks.GeminiPolicy()))
+	policy := filepath.Join(w.home, ".gemini", "policies", settingsjson.GeminiPolicyFile)
+	mustWrite(t, policy, string(settingsjson.GeminiPolicy()))
 	mustWrite(t, filepath.Join(w.home, ".gemini", "settings.json"), "{}\n")
 	_, out, _ := runHooks(t, "status")
 	if !strings.Contains(out, "WARNING") {
@@ -113,7 +114,7 @@ func TestHooksGeminiHooksOff(t *testing.T) {
 			t.Errorf("%s: status: %s", off, out)
 		}
 	}
-	if off := hooks.GeminiHooksOff([]byte(`{"hooksConfig": {"enabled": true, "disabled": ["agatex"]}}`)); off != "" {
+	if off := settingsjson.GeminiHooksOff([]byte(`{"hooksConfig": {"enabled": true, "disabled": ["agatex"]}}`)); off != "" {
 		t.Errorf("hooks on: %q", off)
 	}
 }
@@ -128,7 +129,7 @@ func TestHooksGeminiProject(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("%d %s %s", code, out, errOut)
 	}
-	for _, p := range []string{filepath.Join(w.home, ".gemini", "policies", hooks.GeminiPolicyFile), filepath.Join(proj, ".gemini", "policies", hooks.GeminiPolicyFile)} {
+	for _, p := range []string{filepath.Join(w.home, ".gemini", "policies", settingsjson.GeminiPolicyFile), filepath.Join(proj, ".gemini", "policies", settingsjson.GeminiPolicyFile)} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s: %v", p, err)
 		}

@@ -2,20 +2,15 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/daemon/daemontest"
 	"github.com/agatehq/agate/app/files/audit"
 	"github.com/agatehq/agate/app/files/leaks"
-	"github.com/agatehq/agate/app/hooks"
-	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/keystore"
 )
 
@@ -68,7 +63,7 @@ func TestPastedLeaks(t *testing.T) {
 	}
 
 	// A daemon: status says so, and keys rotated goes through it.
-	startDaemon(t, w.paths)
+	daemontest.Start(t, w.paths)
 	_, stdout, _ = runKeysCLI(t, "", "status")
 	if !strings.Contains(stdout, "LEAKED:     GitHub token "+keystore.Fingerprint(gh)) || strings.Contains(stdout, "keystore:openai") {
 		t.Errorf("status:\n%s", stdout)
@@ -95,58 +90,6 @@ func TestPastedLeaks(t *testing.T) {
 	ls, err := rec.List()
 	if err != nil || len(ls) != 1 || ls[0].Name != "" {
 		t.Errorf("left on record: %+v, %v", ls, err)
-	}
-}
-
-// TestPastedThroughTheHooks: each agent's recorded prompt event, with a
-// token pasted in, goes through `agate hook` to a real daemon: the hook
-// answers as for any prompt, and the daemon records the token as pasted
-// into that agent's chat.
-func TestPastedThroughTheHooks(t *testing.T) {
-	p := apptest.Paths(t, "")
-	_, c := startDaemon(t, p)
-	t.Setenv("AGATE_CONFIG", p.Config)
-	t.Setenv("AGATE_STATE_DIR", p.State)
-	t.Setenv("AGATE_SOCKET", p.Socket)
-	events := map[string]string{
-		hooks.ClaudeCode: "claude-code/userpromptsubmit.json",
-		hooks.Gemini:     "gemini/beforeagent.json",
-		hooks.Cursor:     "cursor/beforeSubmitPrompt.json",
-		"codex":          "codex/userpromptsubmit.json",
-	}
-	want := map[string]string{} // fingerprint -> agent
-	for i, agent := range slices.Sorted(maps.Keys(events)) {
-		if !hooks.Known(agent) {
-			continue
-		}
-		var in map[string]any
-		if err := json.Unmarshal([]byte(payload(t, events[agent])), &in); err != nil {
-			t.Fatal(err)
-		}
-		token := fmt.Sprintf("ghp_%d%s", i, strings.Repeat("x1Y", 12))
-		in["prompt"] = "push it with " + token + " please"
-		b, _ := json.Marshal(in)
-		code, out, errOut := runHook(t, string(b), agent, "--agent-timeout", "60s")
-		if code != 0 || strings.Contains(out, "deny") || strings.Contains(out, "block") {
-			t.Errorf("%s: the prompt hook answered exit %d %q %q", agent, code, out, errOut)
-		}
-		want[keystore.Fingerprint(token)] = agent
-	}
-	var ls []api.Leak
-	for deadline := time.Now().Add(10 * time.Second); len(ls) < len(want) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		st, err := c.Status(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = st.Leaks
-	}
-	if len(ls) != len(want) {
-		t.Fatalf("leaks %+v, want %d", ls, len(want))
-	}
-	for _, l := range ls {
-		if want[l.Fingerprint] != l.Agent || l.Kind != "GitHub token" || !strings.HasPrefix(l.Where, "pasted into "+l.Agent+"'s chat") {
-			t.Errorf("leak %+v", l)
-		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/daemon/daemontest"
 	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/app/mcp"
 )
@@ -83,7 +84,7 @@ func BenchmarkMCPCallDirect(b *testing.B) {
 // difference of the medians is the proxy's overhead per call.
 func BenchmarkMCPCallDaemon(b *testing.B) {
 	p := apptest.Paths(b, "[auto]\nmode = \"ask\"\nrules = [\"allow mcp__bench__echo\"]\n")
-	startDaemon(b, p)
+	daemontest.Start(b, p)
 	self, _ := os.Executable()
 	cinR, cinW, _ := os.Pipe()
 	coutR, coutW, _ := os.Pipe()

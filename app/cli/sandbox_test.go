@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/daemon/daemontest"
 	"github.com/agatehq/agate/app/files/audit"
 	"github.com/agatehq/agate/sandbox"
 )
@@ -291,7 +292,7 @@ func TestSandboxAsk(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newSandboxWorld(t, tt.config)
 			if tt.config != "" {
-				startDaemon(t, api.Paths{Config: w.config, Grants: filepath.Join(filepath.Dir(w.config), "grants.toml"),
+				daemontest.Start(t, api.Paths{Config: w.config, Grants: filepath.Join(filepath.Dir(w.config), "grants.toml"),
 					State: w.state, Socket: os.Getenv("AGATE_SOCKET")})
 			}
 			code, _, stderr := runSandbox(t, "", append(tt.args, "--", "sh", "-c", "touch ran")...)

@@ -78,7 +78,7 @@ func (w *agentWorld) attachApprover(t *testing.T, answer policy.Verdict, hold bo
 			seen.seen = append(seen.seen, *ev.Approval)
 			seen.mu.Unlock()
 			if !hold {
-				w.c.Answer(ctx, &api.AnswerRequest{IDs: []string{ev.Approval.ID}, Decision: answer, Scope: api.ScopeOnce, Via: "terminal"})
+				w.c.Answer(ctx, &api.AnswerRequest{IDs: []string{ev.Approval.ID}, Answer: api.Answer{Decision: answer, Scope: api.ScopeOnce, Via: "terminal"}})
 			}
 			return nil
 		})

@@ -139,7 +139,7 @@ func TestAgateHookExitsZeroOrTwo(t *testing.T) {
 		pr.Close() // nobody reads the answer
 		asked++
 		a := waitAsked(t, asked)
-		if _, err := w.c.Answer(t.Context(), &api.AnswerRequest{IDs: []string{a.ID}, Decision: policy.Allow, Via: "terminal"}); err != nil {
+		if _, err := w.c.Answer(t.Context(), &api.AnswerRequest{IDs: []string{a.ID}, Answer: api.Answer{Decision: policy.Allow, Via: "terminal"}}); err != nil {
 			t.Fatal(err)
 		}
 		r := wait(cmd, &bytes.Buffer{}, &errb)

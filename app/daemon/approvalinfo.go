@@ -159,7 +159,7 @@ func commandOf(args map[string]any) string {
 // command did not just run confined (an agent running it again likely
 // saw it fail there, and is asked).
 func (d *Daemon) canConfine(cfg *policy.Config, r *api.DecideRequest, now time.Time) bool {
-	if !cfg.Sandbox.ConfineProject || r.Agent != "claude-code" || r.Tool != "Bash" {
+	if !cfg.Sandbox.ConfineProject || !rewritable(r) {
 		return false
 	}
 	cmd := commandOf(r.Args)

@@ -22,7 +22,7 @@ func BenchmarkDecideSocket64(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		i := n.Add(1)
-		r := decideReq("Bash", fmt.Sprintf("git status # client %d", i))
+		r := apptest.Call("Bash", fmt.Sprintf("git status # client %d", i))
 		r.Session = fmt.Sprintf("s%d", i)
 		for pb.Next() {
 			resp, err := c.Decide(context.Background(), r)
@@ -39,7 +39,7 @@ func BenchmarkDecideSocket64(b *testing.B) {
 func BenchmarkDecideInProcess(b *testing.B) {
 	p := apptest.Paths(b, "")
 	d, _ := startDaemon(b, p)
-	r := decideReq("Bash", "git status")
+	r := apptest.Call("Bash", "git status")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := d.Decide(context.Background(), r); err != nil {

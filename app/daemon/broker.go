@@ -18,18 +18,7 @@ import (
 // the API), and the daemon then ignores what Ask returns. An error is a
 // deny, recorded as such.
 type Prompter interface {
-	Ask(ctx context.Context, a api.Approval) (Answer, error)
-}
-
-// Answer is a person's answer to one approval.
-type Answer struct {
-	Verdict policy.Verdict // Allow or Deny
-	Scope   api.Scope      // for Allow: once, this_run, session, session_any, always
-	Reason  string         // optional, the person's words
-	Via     string         // where they answered: "tray", "terminal", "api"
-	// Remember is what a this_run, session or always answer records: one
-	// of the approval's Remember grants; "" for its first, the narrowest.
-	Remember string
+	Ask(ctx context.Context, a api.Approval) (api.Answer, error)
 }
 
 // errOverflow means too many approvals are waiting.
@@ -57,7 +46,7 @@ type pendingApproval struct {
 
 // outcome is how an approval was settled.
 type outcome struct {
-	Answer
+	api.Answer
 	by api.Answerer
 }
 
@@ -102,13 +91,13 @@ func (b *broker) submit(a api.Approval, timeout time.Duration) (*pendingApproval
 	b.pending[a.ID] = p
 	b.byAgent[a.Agent] = append(b.byAgent[a.Agent], p)
 	p.timer = time.AfterFunc(timeout, func() {
-		b.settle(p.ID, outcome{Answer: Answer{Verdict: policy.Deny, Reason: "nobody answered in time"}, by: api.ByTimeout})
+		b.settle(p.ID, outcome{Answer: api.Answer{Decision: policy.Deny, Reason: "nobody answered in time"}, by: api.ByTimeout})
 	})
 	n := len(b.pending)
 	b.mu.Unlock()
 
 	if evicted != nil {
-		evicted.finish(outcome{Answer: Answer{Verdict: policy.Deny, Reason: "too many calls were waiting; a newer call from another agent took its place"}, by: api.ByOverflow})
+		evicted.finish(outcome{Answer: api.Answer{Decision: policy.Deny, Reason: "too many calls were waiting; a newer call from another agent took its place"}, by: api.ByOverflow})
 	}
 	b.hub.publish(api.Event{Type: "approval.requested", Time: a.Created, Approval: &p.Approval, Pending: n})
 	return p, nil
@@ -157,7 +146,7 @@ func (b *broker) settle(id string, o outcome) bool {
 	switch {
 	case o.by == api.ByTimeout:
 		typ = "approval.expired"
-	case o.Verdict == policy.Allow:
+	case o.Decision == policy.Allow:
 		typ = "approval.granted"
 	}
 	b.hub.publish(api.Event{Type: typ, Time: time.Now(), Approval: &p.Approval, Pending: n})
@@ -218,6 +207,6 @@ func (b *broker) closeAll() {
 	}
 	b.mu.Unlock()
 	for _, id := range ids {
-		b.settle(id, outcome{Answer: Answer{Verdict: policy.Deny, Reason: "agate stopped"}, by: api.ByShutdown})
+		b.settle(id, outcome{Answer: api.Answer{Decision: policy.Deny, Reason: "agate stopped"}, by: api.ByShutdown})
 	}
 }

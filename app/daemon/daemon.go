@@ -246,15 +246,15 @@ func (d *Daemon) SetPrompter(p Prompter, via string) {
 // (within its own expiry) instead of going to the agent's prompt.
 type awaitPrompter struct{ d *Daemon }
 
-func (w *awaitPrompter) Ask(ctx context.Context, a api.Approval) (Answer, error) {
+func (w *awaitPrompter) Ask(ctx context.Context, a api.Approval) (api.Answer, error) {
 	select {
 	case <-ctx.Done():
-		return Answer{}, ctx.Err()
+		return api.Answer{}, ctx.Err()
 	case <-w.d.promptReady:
 	}
 	b := w.d.prompter.Load()
 	if b == nil || b.p == Prompter(w) {
-		return Answer{}, errors.New("the tray app did not start")
+		return api.Answer{}, errors.New("the tray app did not start")
 	}
 	return b.p.Ask(ctx, a)
 }
@@ -339,7 +339,9 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		d.noteLeaks(r.Args)
 	}
 	resp := responseFor(dec)
-	resp.Sandbox = dec.Verdict == policy.Allow && (dec.Sandbox || st.cfg.Hooks.SandboxBash && st.cfg.SandboxEnabled())
+	// Whether an allow runs confined is the daemon's alone to say; the
+	// hook renders it. finish keeps it for an allow only.
+	resp.Sandbox = rewritable(r) && (dec.Sandbox || st.cfg.Hooks.SandboxBash && st.cfg.SandboxEnabled())
 	if dec.Sandbox {
 		d.sessions.ranConfined(r.Agent, r.Session, commandOf(r.Args), now)
 	}
@@ -368,14 +370,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		}
 		return resp, err
 	}
-	rec.By = resp.By
-	if err := d.audit.Append(ctx, rec); err != nil {
-		return nil, fmt.Errorf("audit log: %w", err)
-	}
-	d.expectOutcome(r, rec, resp)
-	d.counts.add(resp)
-	d.hub.publish(api.Event{Type: "decision", Time: now, Decision: resp, Agent: r.Agent, Tool: r.Tool, Subject: subject, Pending: d.broker.count()})
-	return resp, nil
+	return d.finish(ctx, r, rec, resp, subject)
 }
 
 // ask puts the call to a person and waits for the answer, the expiry, or
@@ -414,7 +409,7 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	req.Event, req.ApprovalID, req.Decision, req.By = "approval.requested", p.ID, "ask", ""
 	req.Shown = &audit.Shown{Why: a.Why, Commands: a.Commands, Effects: a.Effects, Impact: a.Impact, Remember: a.Remember}
 	if err := d.audit.Append(ctx, &req); err != nil {
-		d.broker.settle(p.ID, outcome{Answer: Answer{Verdict: policy.Deny}, by: api.ByShutdown})
+		d.broker.settle(p.ID, outcome{Answer: api.Answer{Decision: policy.Deny}, by: api.ByShutdown})
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
 	if prompter != nil {
@@ -424,7 +419,7 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 				return // settled elsewhere, or expired
 			}
 			if err != nil {
-				d.broker.settle(p.ID, outcome{Answer: Answer{Verdict: policy.Deny, Reason: err.Error(), Via: prompter.via}, by: api.ByPrompter})
+				d.broker.settle(p.ID, outcome{Answer: api.Answer{Decision: policy.Deny, Reason: err.Error(), Via: prompter.via}, by: api.ByPrompter})
 				return
 			}
 			if ans.Via == "" {
@@ -438,11 +433,11 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	case o = <-p.result:
 	case <-ctx.Done():
 		// The agent gave up on the call (its own hook timeout, a kill).
-		d.broker.settle(p.ID, outcome{Answer: Answer{Verdict: policy.Deny, Reason: "the agent stopped waiting"}, by: api.ByShutdown})
+		d.broker.settle(p.ID, outcome{Answer: api.Answer{Decision: policy.Deny, Reason: "the agent stopped waiting"}, by: api.ByShutdown})
 		o = <-p.result
 	}
 	resp.By, resp.Via, resp.Note = o.by, o.Via, o.Reason
-	if o.Verdict == policy.Allow {
+	if o.Decision == policy.Allow {
 		resp.Decision, resp.Scope = policy.Allow, o.Scope
 		resp.Reason = "a person allowed it (" + string(o.Scope) + "): " + dec.Reason
 	} else {
@@ -461,14 +456,14 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	switch {
 	case o.by == api.ByTimeout:
 		ev.Event = "approval.expired"
-	case o.Verdict == policy.Allow:
+	case o.Decision == policy.Allow:
 		ev.Event = "approval.granted"
 	default:
 		ev.Event = "approval.denied"
 	}
 	ev.Decision, ev.By = resp.Decision.String(), resp.By
 	var chosen []policy.Grant
-	if o.Verdict == policy.Allow {
+	if o.Decision == policy.Allow {
 		chosen = d.remembers(dec, o.Scope, chosenGrants(a.Remember, o.Remember))
 		for _, g := range chosen {
 			ev.Remembered = append(ev.Remembered, g.String())
@@ -479,25 +474,36 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	}
 	// What the answer reaches beyond this call is put in force only once
 	// the answer is in the log.
-	if o.Verdict == policy.Allow {
+	if o.Decision == policy.Allow {
 		d.remember(r, snap, o.Scope, chosen)
 		d.sessions.personAllowed(r.Agent, r.Session, callKey(r.Tool, r.Cwd, r.Args), time.Now())
 	}
 	return d.finish(ctx, r, rec, resp, subject)
 }
 
-// finish logs the final decision and publishes it.
+// finish is the end of every decision: the answer's last word on
+// confinement (only an allow runs confined), the final record in the
+// audit log, the record a call handed to the agent's own prompt waits
+// with for its outcome, the counts, and the event the tray and the
+// watchers see.
 func (d *Daemon) finish(ctx context.Context, r *api.DecideRequest, rec *audit.Record, resp *api.DecideResponse, subject string) (*api.DecideResponse, error) {
-	final := *rec
-	final.Decision, final.By, final.Via, final.ApprovalID, final.Scope, final.Reason =
+	if resp.Decision != policy.Allow {
+		resp.Sandbox = false
+	}
+	rec.Decision, rec.By, rec.Via, rec.ApprovalID, rec.Scope, rec.Reason =
 		resp.Decision.String(), resp.By, resp.Via, resp.ApprovalID, resp.Scope, resp.Reason
-	if err := d.audit.Append(context.WithoutCancel(ctx), &final); err != nil {
+	if err := d.audit.Append(context.WithoutCancel(ctx), rec); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
+	d.expectOutcome(r, rec, resp)
 	d.counts.add(resp)
 	d.hub.publish(api.Event{Type: "decision", Time: time.Now(), Decision: resp, Agent: r.Agent, Tool: r.Tool, Subject: subject, Pending: d.broker.count()})
 	return resp, nil
 }
+
+// rewritable reports whether agate can rewrite the call to run confined:
+// Claude Code's Bash, whose updatedInput replaces the command.
+func rewritable(r *api.DecideRequest) bool { return r.Agent == "claude-code" && r.Tool == "Bash" }
 
 // remembers returns the grants an allow at scope leaves in force: none for
 // once, the tool with any parameters for session_any, else the ones the
@@ -551,13 +557,13 @@ func (d *Daemon) remember(r *api.DecideRequest, snap snapshot, scope api.Scope, 
 	}
 }
 
-// Answer answers a waiting approval, as a person would in the tray or a
+// api.Answer answers a waiting approval, as a person would in the tray or a
 // terminal. It reports whether the approval was still waiting.
-func (d *Daemon) Answer(id string, a Answer) bool { return d.answer(id, a) }
+func (d *Daemon) Answer(id string, a api.Answer) bool { return d.answer(id, a) }
 
-func (d *Daemon) answer(id string, a Answer) bool {
-	if a.Verdict != policy.Allow {
-		a.Verdict, a.Scope, a.Remember = policy.Deny, api.ScopeDeny, ""
+func (d *Daemon) answer(id string, a api.Answer) bool {
+	if a.Decision != policy.Allow {
+		a.Decision, a.Scope, a.Remember = policy.Deny, api.ScopeDeny, ""
 	} else if a.Scope == "" || a.Scope == api.ScopeDeny {
 		a.Scope = api.ScopeOnce
 	}
@@ -569,7 +575,7 @@ func (d *Daemon) answer(id string, a Answer) bool {
 			return false
 		}
 		if !offered(ap.Remember, a.Remember) {
-			a = Answer{Verdict: policy.Deny, Scope: api.ScopeDeny, Via: a.Via,
+			a = api.Answer{Decision: policy.Deny, Scope: api.ScopeDeny, Via: a.Via,
 				Reason: "the answer would remember " + a.Remember + ", which was not offered"}
 		}
 	}

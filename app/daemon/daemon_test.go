@@ -8,7 +8,6 @@ import (
 	"log"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agatehq/agate/app/api"
@@ -18,56 +17,13 @@ import (
 	"github.com/agatehq/agate/policy"
 )
 
-// startDaemon runs a daemon on paths and returns it with a client.
+// startDaemon runs a daemon on p until the test ends, as
+// daemontest.Start does for the daemon's clients.
 func startDaemon(t testing.TB, p api.Paths) (*Daemon, *api.Client) {
 	t.Helper()
-	d, err := New(p, Options{Logger: log.New(io.Discard, "", 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := Listen(p.Socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		d.Serve(ctx, l)
-		close(done)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		d.Close()
-	})
+	d, serve, err := Start(p, Options{Logger: log.New(io.Discard, "", 0)})
+	apptest.Serve(t, serve, err)
 	return d, &api.Client{Socket: p.Socket}
-}
-
-func decideReq(tool, command string) *api.DecideRequest {
-	return &api.DecideRequest{Tool: tool, Args: map[string]any{"command": command}, Agent: "claude-code",
-		Session: "s1", Cwd: "/home/dev/project", Interactive: true, AgentPrompt: true}
-}
-
-// fakePrompter answers every approval with a fixed answer, or waits for
-// its context when hold is set (a popup nobody clicks).
-type fakePrompter struct {
-	mu     sync.Mutex
-	answer Answer
-	err    error
-	hold   bool
-	asked  []api.Approval
-}
-
-func (f *fakePrompter) Ask(ctx context.Context, a api.Approval) (Answer, error) {
-	f.mu.Lock()
-	f.asked = append(f.asked, a)
-	ans, err, hold := f.answer, f.err, f.hold
-	f.mu.Unlock()
-	if hold {
-		<-ctx.Done()
-		return Answer{}, ctx.Err()
-	}
-	return ans, err
 }
 
 func TestDecideWithoutPrompter(t *testing.T) {
@@ -82,21 +38,21 @@ func TestDecideWithoutPrompter(t *testing.T) {
 		by    api.Answerer
 		layer policy.Layer
 	}{
-		{"free pass", decideReq("Bash", "ls -la"), policy.Allow, api.ByPolicy, policy.LayerRisk},
-		{"guardrail", decideReq("Bash", "rm -rf /"), policy.Deny, api.ByPolicy, policy.LayerGuardrail},
-		{"ask goes to the agent's prompt", decideReq("Bash", "curl -fsS https://example.org/x"), policy.Ask, api.ByAgent, policy.LayerRisk},
+		{"free pass", apptest.Call("Bash", "ls -la"), policy.Allow, api.ByPolicy, policy.LayerRisk},
+		{"guardrail", apptest.Call("Bash", "rm -rf /"), policy.Deny, api.ByPolicy, policy.LayerGuardrail},
+		{"ask goes to the agent's prompt", apptest.Call("Bash", "curl -fsS https://example.org/x"), policy.Ask, api.ByAgent, policy.LayerRisk},
 		{"headless: unattended", func() *api.DecideRequest {
-			r := decideReq("Bash", "make test")
+			r := apptest.Call("Bash", "make test")
 			r.Headless = true
 			return r
 		}(), policy.Deny, api.ByUnattended, policy.LayerRisk},
 		{"no prompt of its own: unattended", func() *api.DecideRequest {
-			r := decideReq("Bash", "curl -fsS https://example.org/x")
+			r := apptest.Call("Bash", "curl -fsS https://example.org/x")
 			r.AgentPrompt = false
 			return r
 		}(), policy.Deny, api.ByUnattended, policy.LayerRisk},
 		{"nobody there: unattended", func() *api.DecideRequest {
-			r := decideReq("Bash", "make test")
+			r := apptest.Call("Bash", "make test")
 			r.Interactive = false
 			return r
 		}(), policy.Deny, api.ByUnattended, policy.LayerRisk},
@@ -137,24 +93,24 @@ func TestDecideBadRequests(t *testing.T) {
 func TestPrompterAnswers(t *testing.T) {
 	tests := []struct {
 		name   string
-		answer Answer
+		answer api.Answer
 		err    error
 		want   policy.Verdict
 		by     api.Answerer
 		event  string
 	}{
-		{"allow once", Answer{Verdict: policy.Allow, Scope: api.ScopeOnce}, nil, policy.Allow, api.ByPerson, "approval.granted"},
-		{"deny", Answer{Verdict: policy.Deny, Reason: "no"}, nil, policy.Deny, api.ByPerson, "approval.denied"},
-		{"window closed", Answer{}, errors.New("the window was closed"), policy.Deny, api.ByPrompter, "approval.denied"},
-		{"allow with an empty scope is once", Answer{Verdict: policy.Allow}, nil, policy.Allow, api.ByPerson, "approval.granted"},
+		{"allow once", api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}, nil, policy.Allow, api.ByPerson, "approval.granted"},
+		{"deny", api.Answer{Decision: policy.Deny, Reason: "no"}, nil, policy.Deny, api.ByPerson, "approval.denied"},
+		{"window closed", api.Answer{}, errors.New("the window was closed"), policy.Deny, api.ByPrompter, "approval.denied"},
+		{"allow with an empty scope is once", api.Answer{Decision: policy.Allow}, nil, policy.Allow, api.ByPerson, "approval.granted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := apptest.Paths(t, "")
 			d, c := startDaemon(t, p)
-			fp := &fakePrompter{answer: tt.answer, err: tt.err}
+			fp := &apptest.Prompter{Answer: tt.answer, Err: tt.err}
 			d.SetPrompter(fp, "tray")
-			resp, err := c.Decide(context.Background(), decideReq("Bash", "curl -fsS https://example.org/x"))
+			resp, err := c.Decide(context.Background(), apptest.Call("Bash", "curl -fsS https://example.org/x"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,8 +120,8 @@ func TestPrompterAnswers(t *testing.T) {
 			if tt.want == policy.Allow && resp.Scope != api.ScopeOnce {
 				t.Errorf("scope = %q", resp.Scope)
 			}
-			if len(fp.asked) != 1 || fp.asked[0].Subject != "curl -fsS https://example.org/x" || fp.asked[0].Risks[0] != "network" {
-				t.Fatalf("asked %+v", fp.asked)
+			if len(fp.Asked()) != 1 || fp.Asked()[0].Subject != "curl -fsS https://example.org/x" || fp.Asked()[0].Risks[0] != "network" {
+				t.Fatalf("asked %+v", fp.Asked())
 			}
 			var events []string
 			audit.Read(p.AuditLog(), func(r *audit.Record) error {
@@ -183,8 +139,8 @@ func TestPrompterAnswers(t *testing.T) {
 func TestApprovalExpires(t *testing.T) {
 	p := apptest.Paths(t, "[approvals]\ntimeout = \"300ms\"\n")
 	d, c := startDaemon(t, p)
-	d.SetPrompter(&fakePrompter{hold: true}, "tray")
-	resp, err := c.Decide(context.Background(), decideReq("Bash", "curl https://example.org"))
+	d.SetPrompter(&apptest.Prompter{Hold: true}, "tray")
+	resp, err := c.Decide(context.Background(), apptest.Call("Bash", "curl https://example.org"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,11 +165,11 @@ func TestScopes(t *testing.T) {
 	t.Run("session covers what the person saw, not more", func(t *testing.T) {
 		p := apptest.Paths(t, "")
 		d, c := startDaemon(t, p)
-		fp := &fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: api.ScopeSession}}
+		fp := &apptest.Prompter{Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeSession}}
 		d.SetPrompter(fp, "tray")
-		c.Decide(ctx, decideReq("Bash", "curl -fsS https://x.org/a"))
-		if !strings.Contains(fp.asked[0].Remember[0].Grant, "bash(curl) network=x.org") {
-			t.Fatalf("the popup offered %+v", fp.asked[0].Remember)
+		c.Decide(ctx, apptest.Call("Bash", "curl -fsS https://x.org/a"))
+		if !strings.Contains(fp.Asked()[0].Remember[0].Grant, "bash(curl) network=x.org") {
+			t.Fatalf("the popup offered %+v", fp.Asked()[0].Remember)
 		}
 		// What the popup showed is what the log records, and so is what
 		// the answer remembered.
@@ -228,7 +184,7 @@ func TestScopes(t *testing.T) {
 			}
 			return nil
 		})
-		a := fp.asked[0]
+		a := fp.Asked()[0]
 		if shown == nil || shown.Why != a.Why || shown.Why == "" || len(shown.Remember) != len(a.Remember) ||
 			shown.Remember[0] != a.Remember[0] || len(shown.Commands) != len(a.Commands) || shown.Commands[0].Text != a.Commands[0].Text {
 			t.Fatalf("the log recorded %+v; the popup showed why %q, remember %+v, commands %+v", shown, a.Why, a.Remember, a.Commands)
@@ -236,21 +192,21 @@ func TestScopes(t *testing.T) {
 		if len(remembered) != 1 || remembered[0] != a.Remember[0].Grant {
 			t.Fatalf("the log says the answer remembered %v, want %q", remembered, a.Remember[0].Grant)
 		}
-		resp, _ := c.Decide(ctx, decideReq("Bash", "curl https://x.org/b"))
+		resp, _ := c.Decide(ctx, apptest.Call("Bash", "curl https://x.org/b"))
 		if resp.Decision != policy.Allow || resp.By != api.ByPolicy || resp.Layer != policy.LayerGrant {
 			t.Fatalf("the same program to the same host: %+v", resp)
 		}
-		resp, _ = c.Decide(ctx, decideReq("Bash", "curl https://y.org"))
+		resp, _ = c.Decide(ctx, apptest.Call("Bash", "curl https://y.org"))
 		if resp.By != api.ByPerson {
 			t.Fatalf("another host was not granted, yet: %+v", resp)
 		}
-		resp, _ = c.Decide(ctx, decideReq("Bash", "wget https://x.org/c"))
+		resp, _ = c.Decide(ctx, apptest.Call("Bash", "wget https://x.org/c"))
 		if resp.By != api.ByPerson {
 			t.Fatalf("another program was not granted, yet: %+v", resp)
 		}
-		other := decideReq("Bash", "curl https://x.org/b")
+		other := apptest.Call("Bash", "curl https://x.org/b")
 		other.Session = "s2"
-		fp.answer = Answer{Verdict: policy.Deny}
+		fp.Answer = api.Answer{Decision: policy.Deny}
 		if resp, _ := c.Decide(ctx, other); resp.Decision != policy.Deny {
 			t.Fatalf("another session used the grant: %+v", resp)
 		}
@@ -258,15 +214,15 @@ func TestScopes(t *testing.T) {
 	t.Run("a wider choice is remembered as chosen, and only an offered one", func(t *testing.T) {
 		p := apptest.Paths(t, "")
 		d, c := startDaemon(t, p)
-		fp := &fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: api.ScopeSession, Remember: "bash(curl) network"}}
+		fp := &apptest.Prompter{Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeSession, Remember: "bash(curl) network"}}
 		d.SetPrompter(fp, "tray")
-		c.Decide(ctx, decideReq("Bash", "curl -fsS https://x.org/a"))
-		fp.answer = Answer{Verdict: policy.Deny}
-		if resp, _ := c.Decide(ctx, decideReq("Bash", "curl https://y.org")); resp.Decision != policy.Allow {
+		c.Decide(ctx, apptest.Call("Bash", "curl -fsS https://x.org/a"))
+		fp.Answer = api.Answer{Decision: policy.Deny}
+		if resp, _ := c.Decide(ctx, apptest.Call("Bash", "curl https://y.org")); resp.Decision != policy.Allow {
 			t.Fatalf("the wider grant chosen does not hold: %+v", resp)
 		}
-		fp.answer = Answer{Verdict: policy.Allow, Scope: api.ScopeSession, Remember: "bash(curl) network"}
-		resp, _ := c.Decide(ctx, decideReq("Bash", "ssh h ls"))
+		fp.Answer = api.Answer{Decision: policy.Allow, Scope: api.ScopeSession, Remember: "bash(curl) network"}
+		resp, _ := c.Decide(ctx, apptest.Call("Bash", "ssh h ls"))
 		if resp.Decision == policy.Allow {
 			t.Fatalf("an answer remembering what was not offered was taken: %+v", resp)
 		}
@@ -274,13 +230,13 @@ func TestScopes(t *testing.T) {
 	t.Run("session_any covers any parameters, but not a program agate does not know", func(t *testing.T) {
 		p := apptest.Paths(t, "")
 		d, c := startDaemon(t, p)
-		d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: api.ScopeSessionAny}}, "tray")
-		c.Decide(ctx, decideReq("Bash", "curl -fsS https://example.org/x"))
-		d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Deny}}, "tray")
-		if resp, _ := c.Decide(ctx, decideReq("Bash", "sudo curl x | sh")); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
+		d.SetPrompter(&apptest.Prompter{Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeSessionAny}}, "tray")
+		c.Decide(ctx, apptest.Call("Bash", "curl -fsS https://example.org/x"))
+		d.SetPrompter(&apptest.Prompter{Answer: api.Answer{Decision: policy.Deny}}, "tray")
+		if resp, _ := c.Decide(ctx, apptest.Call("Bash", "sudo curl x | sh")); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
 			t.Fatalf("%+v", resp)
 		}
-		if resp, _ := c.Decide(ctx, decideReq("Bash", "frobnicate --all")); resp.Decision != policy.Deny {
+		if resp, _ := c.Decide(ctx, apptest.Call("Bash", "frobnicate --all")); resp.Decision != policy.Deny {
 			t.Fatalf("session_any covered a program agate does not know: %+v", resp)
 		}
 	})
@@ -291,9 +247,9 @@ func TestScopes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: api.ScopeAlways}}, "tray")
-		c.Decide(ctx, decideReq("Bash", "curl -fsS https://x.org/a"))
-		c.Decide(ctx, decideReq("Bash", "ssh mini10v ls"))
+		d.SetPrompter(&apptest.Prompter{Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeAlways}}, "tray")
+		c.Decide(ctx, apptest.Call("Bash", "curl -fsS https://x.org/a"))
+		c.Decide(ctx, apptest.Call("Bash", "ssh mini10v ls"))
 		g, err := grants.Load(p.Grants)
 		if err != nil {
 			t.Fatal(err)
@@ -304,13 +260,13 @@ func TestScopes(t *testing.T) {
 		if after, _ := os.ReadFile(p.Config); string(after) != string(before) {
 			t.Fatal("config.toml was rewritten")
 		}
-		d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Deny}}, "tray")
-		other := decideReq("Bash", "curl https://x.org/z && ssh mini10v uptime")
+		d.SetPrompter(&apptest.Prompter{Answer: api.Answer{Decision: policy.Deny}}, "tray")
+		other := apptest.Call("Bash", "curl https://x.org/z && ssh mini10v uptime")
 		other.Session = "another"
 		if resp, _ := c.Decide(ctx, other); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
 			t.Fatalf("saved grants not applied in another session: %+v", resp)
 		}
-		if resp, _ := c.Decide(ctx, decideReq("Bash", "scp secrets.txt mini10v:/tmp/")); resp.Decision != policy.Deny {
+		if resp, _ := c.Decide(ctx, apptest.Call("Bash", "scp secrets.txt mini10v:/tmp/")); resp.Decision != policy.Deny {
 			t.Fatalf("ssh's grant covered scp: %+v", resp)
 		}
 		if err := c.RevokeGrants(ctx, "claude-code", "bash"); err != nil {
@@ -327,33 +283,33 @@ func TestScopes(t *testing.T) {
 		if err := c.Taint(ctx, taint); err != nil {
 			t.Fatal(err)
 		}
-		fp := &fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: api.ScopeRun}}
+		fp := &apptest.Prompter{Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeRun}}
 		d.SetPrompter(fp, "tray")
-		resp, _ := c.Decide(ctx, decideReq("Bash", "ls"))
+		resp, _ := c.Decide(ctx, apptest.Call("Bash", "ls"))
 		if resp.By != api.ByPerson || resp.Scope != api.ScopeRun {
 			t.Fatalf("tainted ls: %+v", resp)
 		}
-		if !contains(fp.asked[0].Scopes, api.ScopeRun) || !fp.asked[0].Tainted {
-			t.Fatalf("this_run not offered: %+v", fp.asked[0])
+		if !contains(fp.Asked()[0].Scopes, api.ScopeRun) || !fp.Asked()[0].Tainted {
+			t.Fatalf("this_run not offered: %+v", fp.Asked()[0])
 		}
-		fp.answer = Answer{Verdict: policy.Deny}
-		if resp, _ := c.Decide(ctx, decideReq("Bash", "ls -la src")); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
+		fp.Answer = api.Answer{Decision: policy.Deny}
+		if resp, _ := c.Decide(ctx, apptest.Call("Bash", "ls -la src")); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
 			t.Fatalf("run grant not applied to a call shaped like it: %+v", resp)
 		}
-		if resp, _ := c.Decide(ctx, decideReq("Bash", "cat README.md")); resp.Decision != policy.Deny {
+		if resp, _ := c.Decide(ctx, apptest.Call("Bash", "cat README.md")); resp.Decision != policy.Deny {
 			t.Fatalf("run grant for ls applied to cat: %+v", resp)
 		}
 		if err := c.StartRun(ctx, &api.TaintRequest{Agent: "claude-code", Session: "s1"}); err != nil {
 			t.Fatal(err)
 		}
-		if resp, _ := c.Decide(ctx, decideReq("Bash", "cat README.md")); resp.Layer != policy.LayerRisk || resp.By != api.ByPolicy {
+		if resp, _ := c.Decide(ctx, apptest.Call("Bash", "cat README.md")); resp.Layer != policy.LayerRisk || resp.By != api.ByPolicy {
 			t.Fatalf("new run should be untainted with no run grant: %+v", resp)
 		}
 		// Untainted, this_run is not offered, and answering it is once.
-		fp.answer = Answer{Verdict: policy.Allow, Scope: api.ScopeRun}
-		resp, _ = c.Decide(ctx, decideReq("Bash", "curl https://x.example"))
-		if resp.Scope != api.ScopeOnce || contains(fp.asked[len(fp.asked)-1].Scopes, api.ScopeRun) {
-			t.Fatalf("untainted this_run: %+v scopes %v", resp, fp.asked[len(fp.asked)-1].Scopes)
+		fp.Answer = api.Answer{Decision: policy.Allow, Scope: api.ScopeRun}
+		resp, _ = c.Decide(ctx, apptest.Call("Bash", "curl https://x.example"))
+		if resp.Scope != api.ScopeOnce || contains(fp.Asked()[len(fp.Asked())-1].Scopes, api.ScopeRun) {
+			t.Fatalf("untainted this_run: %+v scopes %v", resp, fp.Asked()[len(fp.Asked())-1].Scopes)
 		}
 	})
 }
@@ -375,11 +331,11 @@ func TestCallWaitsForTheTray(t *testing.T) {
 	d.SetPrompter(&awaitPrompter{d: d}, "tray")
 	res := make(chan *api.DecideResponse, 1)
 	go func() {
-		resp, _ := c.Decide(context.Background(), decideReq("Bash", "curl -fsS https://example.org/x"))
+		resp, _ := c.Decide(context.Background(), apptest.Call("Bash", "curl -fsS https://example.org/x"))
 		res <- resp
 	}()
 	apptest.WaitFor(t, "the call to wait", func() bool { return len(d.Pending()) == 1 })
-	d.SetPrompter(&fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: api.ScopeOnce}}, "tray")
+	d.SetPrompter(&apptest.Prompter{Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}}, "tray")
 	resp := <-res
 	if resp.Decision != policy.Allow || resp.By != api.ByPerson || resp.Via != "tray" {
 		t.Fatalf("got %+v", resp)

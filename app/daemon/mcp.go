@@ -258,19 +258,13 @@ func (d *Daemon) handleMCPProxies(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleMCPPin pins one tools/list page of a proxied server.
-func (d *Daemon) handleMCPPin(w http.ResponseWriter, r *http.Request) {
-	var req api.MCPPinRequest
-	if err := readJSON(r, &req); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
+func (d *Daemon) handleMCPPin(r *http.Request, req *api.MCPPinRequest) (any, error) {
 	defs := make([]mcp.ToolDef, 0, len(req.Tools))
 	names := make([]string, 0, len(req.Tools))
 	for _, raw := range req.Tools {
 		var def mcp.ToolDef
 		if err := json.Unmarshal(raw, &def); err != nil {
-			writeError(w, http.StatusBadRequest, "a tool definition: "+err.Error())
-			return
+			return nil, fmt.Errorf("a tool definition: %w", err)
 		}
 		defs = append(defs, def)
 		names = append(names, def.Name)
@@ -281,8 +275,7 @@ func (d *Daemon) handleMCPPin(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, pins.ErrBadDefinition) || mcp.ValidName(req.Server) != nil {
 			status = http.StatusBadRequest
 		}
-		writeError(w, status, err.Error())
-		return
+		return nil, errStatus(status, err)
 	}
 	if req.Proxy != "" {
 		d.proxies.listed(req.Proxy, peerPID(r.Context()), req.Server, names)
@@ -291,17 +284,12 @@ func (d *Daemon) handleMCPPin(w http.ResponseWriter, r *http.Request) {
 	for _, c := range changes {
 		out.Changes = append(out.Changes, api.MCPToolChange{Tool: c.Tool, OldHash: c.OldHash, NewHash: c.NewHash, Fields: c.Fields})
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
 // handleMCPRedact cuts the secret values the daemon knows out of one
 // string of a proxied result.
-func (d *Daemon) handleMCPRedact(w http.ResponseWriter, r *http.Request) {
-	var req api.MCPRedact
-	if err := readJSON(r, &req); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
+func (d *Daemon) handleMCPRedact(_ *http.Request, req *api.MCPRedact) (any, error) {
 	out := api.MCPRedacted{Text: req.Text}
 	if k := d.knownSecrets(); k != nil && k.Contains(req.Text) {
 		out.Found = true
@@ -311,21 +299,15 @@ func (d *Daemon) handleMCPRedact(w http.ResponseWriter, r *http.Request) {
 			out.Text = "[secret]"
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
 // handleMCPResult taints the run of a proxied call's answer, unless the
 // catalog knows the tool for one that works on this machine's files (as
 // an agent's own Read does not taint).
-func (d *Daemon) handleMCPResult(w http.ResponseWriter, r *http.Request) {
-	var req api.MCPResult
-	if err := readJSON(r, &req); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
+func (d *Daemon) handleMCPResult(_ *http.Request, req *api.MCPResult) (any, error) {
 	if err := mcp.ValidName(req.Server); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
+		return nil, err
 	}
 	tainted := true
 	if req.Tool != "" {
@@ -335,7 +317,7 @@ func (d *Daemon) handleMCPResult(w http.ResponseWriter, r *http.Request) {
 	if tainted {
 		d.sessions.taint(req.Agent, req.Session, req.Run, time.Now())
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"tainted": tainted})
+	return map[string]bool{"tainted": tainted}, nil
 }
 
 // mcpCall is what the daemon knows of a proxied call: the definition
@@ -445,14 +427,9 @@ func (d *Daemon) proxied(ctx context.Context, r *api.DecideRequest) (*api.Decide
 	resp := responseFor(dec)
 	resp.Risks = []string{}
 	resp.By = api.ByMCPProxy
-	rec := d.record("decision", r, "", dec, callSubject(r.Tool, r.Args, d.knownSecrets()))
-	rec.By = resp.By
-	if err := d.audit.Append(ctx, rec); err != nil {
-		return nil, true, fmt.Errorf("audit log: %w", err)
-	}
-	d.counts.add(resp)
-	d.hub.publish(api.Event{Type: "decision", Time: time.Now(), Decision: resp, Agent: r.Agent, Tool: r.Tool, Pending: d.broker.count()})
-	return resp, true, nil
+	subject := callSubject(r.Tool, r.Args, d.knownSecrets())
+	resp, err := d.finish(ctx, r, d.record("decision", r, "", dec, subject), resp, subject)
+	return resp, true, err
 }
 
 // useRun makes run the session's current run, starting it (and ending

@@ -53,22 +53,22 @@ func TestMCPDecide(t *testing.T) {
 	if err != nil || len(pin.Changes) != 1 || strings.Join(pin.Changes[0].Fields, ",") != "description" {
 		t.Fatalf("the changed listing: %+v %v", pin, err)
 	}
-	fp := &fakePrompter{answer: Answer{Verdict: policy.Deny}}
+	fp := &apptest.Prompter{Answer: api.Answer{Decision: policy.Deny}}
 	d.SetPrompter(fp, "tray")
 	resp, err = client.Decide(ctx, mcpReq("gh", "create_issue", rugRaw, map[string]any{"title": "x"}))
 	if err != nil || resp.Decision != policy.Deny || resp.Layer != policy.LayerPin || !strings.Contains(resp.Reason, "(description)") {
 		t.Fatalf("a changed definition under an allow rule: %+v %v", resp, err)
 	}
-	if len(fp.asked) != 1 || !strings.Contains(fp.asked[0].Why, "changed since it was pinned") {
-		t.Fatalf("the person was not told what changed: %+v", fp.asked)
+	if len(fp.Asked()) != 1 || !strings.Contains(fp.Asked()[0].Why, "changed since it was pinned") {
+		t.Fatalf("the person was not told what changed: %+v", fp.Asked())
 	}
 	// Denied, it keeps asking; allowed, the new definition is pinned.
-	fp.answer = Answer{Verdict: policy.Allow, Scope: api.ScopeOnce}
-	if resp, _ = client.Decide(ctx, mcpReq("gh", "create_issue", rugRaw, nil)); resp.Decision != policy.Allow || len(fp.asked) != 2 {
-		t.Fatalf("a person's allow: %+v, asked %d", resp, len(fp.asked))
+	fp.Answer = api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}
+	if resp, _ = client.Decide(ctx, mcpReq("gh", "create_issue", rugRaw, nil)); resp.Decision != policy.Allow || len(fp.Asked()) != 2 {
+		t.Fatalf("a person's allow: %+v, asked %d", resp, len(fp.Asked()))
 	}
-	if resp, _ = client.Decide(ctx, mcpReq("gh", "create_issue", rugRaw, nil)); resp.Decision != policy.Allow || len(fp.asked) != 2 || resp.Layer != policy.LayerRule {
-		t.Fatalf("after the approval: %+v, asked %d", resp, len(fp.asked))
+	if resp, _ = client.Decide(ctx, mcpReq("gh", "create_issue", rugRaw, nil)); resp.Decision != policy.Allow || len(fp.Asked()) != 2 || resp.Layer != policy.LayerRule {
+		t.Fatalf("after the approval: %+v, asked %d", resp, len(fp.Asked()))
 	}
 	if pinned, ok, _ := d.pins.Pinned("gh", "create_issue"); !ok || pinned.Hash == issue.Hash {
 		t.Fatal("the approved definition was not pinned")

@@ -152,16 +152,6 @@ func (d *Daemon) Outcome(ctx context.Context, o *api.OutcomeRequest) (*api.Outco
 	return &api.OutcomeResult{Settled: len(settled)}, nil
 }
 
-func (d *Daemon) handleOutcome(w http.ResponseWriter, r *http.Request) {
-	var req api.OutcomeRequest
-	if err := readJSON(r, &req); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	res, err := d.Outcome(r.Context(), &req)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+func (d *Daemon) handleOutcome(r *http.Request, req *api.OutcomeRequest) (any, error) {
+	return d.Outcome(r.Context(), req)
 }

@@ -16,7 +16,7 @@ func TestOutcomeRecordsTheAgentsAnswer(t *testing.T) {
 	_, c := startDaemon(t, p)
 	ctx := t.Context()
 	ask := func(id, command string) *api.DecideResponse {
-		r := decideReq("Bash", command)
+		r := apptest.Call("Bash", command)
 		r.ToolUseID = id
 		resp, err := c.Decide(ctx, r)
 		if err != nil || resp.By != api.ByAgent {

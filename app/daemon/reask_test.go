@@ -17,7 +17,7 @@ func TestReasks(t *testing.T) {
 	p := apptest.Paths(t, "")
 	d, c := startDaemon(t, p)
 	ctx := context.Background()
-	fp := &fakePrompter{answer: Answer{Verdict: policy.Allow, Scope: api.ScopeOnce}}
+	fp := &apptest.Prompter{Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}}
 	d.SetPrompter(fp, "tray")
 	codex := func(cmd, session string, reasks bool) *api.DecideRequest {
 		return &api.DecideRequest{Tool: "apply_patch", Args: map[string]any{"command": cmd}, Agent: "codex",
@@ -26,10 +26,10 @@ func TestReasks(t *testing.T) {
 	inFolder := func(r *api.DecideRequest, cwd string) *api.DecideRequest { r.Cwd = cwd; return r }
 	patch := "*** Begin Patch\n*** Add File: /opt/x.txt\n+x\n*** End Patch\n"
 	first, err := c.Decide(ctx, codex(patch, "s1", false))
-	if err != nil || first.Decision != policy.Allow || first.By != api.ByPerson || len(fp.asked) != 1 {
-		t.Fatalf("first: %+v %v (asked %d)", first, err, len(fp.asked))
+	if err != nil || first.Decision != policy.Allow || first.By != api.ByPerson || len(fp.Asked()) != 1 {
+		t.Fatalf("first: %+v %v (asked %d)", first, err, len(fp.Asked()))
 	}
-	fp.answer = Answer{Verdict: policy.Deny}
+	fp.Answer = api.Answer{Decision: policy.Deny}
 	for _, tt := range []struct {
 		name  string
 		req   *api.DecideRequest
@@ -46,8 +46,8 @@ func TestReasks(t *testing.T) {
 		{"the same call in another folder", inFolder(codex(patch, "s1", true), "/home/dev"), policy.Deny, 5},
 	} {
 		resp, err := c.Decide(ctx, tt.req)
-		if err != nil || resp.Decision != tt.want || len(fp.asked) != tt.asked {
-			t.Errorf("%s: %+v %v (asked %d, want %d)", tt.name, resp, err, len(fp.asked), tt.asked)
+		if err != nil || resp.Decision != tt.want || len(fp.Asked()) != tt.asked {
+			t.Errorf("%s: %+v %v (asked %d, want %d)", tt.name, resp, err, len(fp.Asked()), tt.asked)
 		}
 	}
 	// A guardrail is never re-allowed.

@@ -13,7 +13,7 @@ func TestAuditRedactsSecrets(t *testing.T) {
 	p := apptest.Paths(t, "")
 	_, c := startDaemon(t, p)
 	key := "ghp_0123456789abcdefghijABCDEFGHIJ012345"
-	r := decideReq("Bash", "curl -H 'Authorization: token "+key+"' https://api.github.com/user")
+	r := apptest.Call("Bash", "curl -H 'Authorization: token "+key+"' https://api.github.com/user")
 	resp, err := c.Decide(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)

@@ -17,16 +17,10 @@ type Desktop func(ctx context.Context, d *Daemon) error
 // sandbox is probed once before anyone asks. It returns ErrAlreadyRunning
 // when another daemon answers on the socket.
 func Run(ctx context.Context, paths api.Paths, logger *log.Logger, desktop Desktop) error {
-	l, err := Listen(paths.Socket)
+	d, serve, err := Start(paths, Options{Logger: logger})
 	if err != nil {
 		return err
 	}
-	d, err := New(paths, Options{Logger: logger})
-	if err != nil {
-		l.Close()
-		return err
-	}
-	defer d.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	logger.Printf("serving on %s (config %s, audit log %s)", paths.Socket, paths.Config, paths.AuditLog())
@@ -38,7 +32,7 @@ func Run(ctx context.Context, paths api.Paths, logger *log.Logger, desktop Deskt
 	go d.watchSecrets(ctx)
 	go d.SandboxDiagnostics(ctx) // the first probe, before anyone asks
 	errc := make(chan error, 1)
-	go func() { errc <- d.Serve(ctx, l) }()
+	go func() { errc <- serve(ctx) }()
 	if desktop != nil {
 		derr := desktop(ctx, d)
 		cancel()
@@ -49,4 +43,25 @@ func Run(ctx context.Context, paths api.Paths, logger *log.Logger, desktop Deskt
 		return serr
 	}
 	return <-errc
+}
+
+// Start listens on paths.Socket and makes the daemon that will answer
+// there; serve answers until ctx ends, then closes the daemon. Nothing is
+// served before serve is called, so a caller can set a prompter first.
+// Run is Start with the watchers and the desktop; tests start a daemon
+// with it alone (package daemontest).
+func Start(paths api.Paths, o Options) (d *Daemon, serve func(ctx context.Context) error, err error) {
+	l, err := Listen(paths.Socket)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err = New(paths, o)
+	if err != nil {
+		l.Close()
+		return nil, nil, err
+	}
+	return d, func(ctx context.Context) error {
+		defer d.Close()
+		return d.Serve(ctx, l)
+	}, nil
 }

@@ -29,7 +29,7 @@ func TestKnownSecretsAreCaught(t *testing.T) {
 	d.refreshSecrets(context.Background())
 
 	for _, v := range []string{sealed, "plainlowercasevaluethatlooksharmless"} {
-		r := decideReq("Bash", "echo "+v+" > notes.txt")
+		r := apptest.Call("Bash", "echo "+v+" > notes.txt")
 		resp, err := c.Decide(context.Background(), r)
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,31 +24,34 @@ import (
 // ErrAlreadyRunning means another daemon answers on the socket.
 var ErrAlreadyRunning = errors.New("another agate daemon is already running on this socket")
 
+// handler answers one request of the API.
+type handler func(d *Daemon, w http.ResponseWriter, r *http.Request)
+
 // route is one entry of the API's table.
 type route struct {
 	pattern string // "METHOD /v1/path"
-	handler func(d *Daemon, w http.ResponseWriter, r *http.Request)
+	handler handler
 }
 
 // routes is the local API, versioned under /v1, in one table.
 var routes = []route{
-	{"POST " + api.Prefix + "/decide", (*Daemon).handleDecide},
-	{"GET " + api.Prefix + "/approvals", (*Daemon).handlePending},
-	{"POST " + api.Prefix + "/approvals/answer", (*Daemon).handleAnswer},
+	{"POST " + api.Prefix + "/decide", jsonRoute((*Daemon).handleDecide)},
+	{"GET " + api.Prefix + "/approvals", plainRoute(func(d *Daemon, _ *http.Request) (any, error) { return d.Pending(), nil })},
+	{"POST " + api.Prefix + "/approvals/answer", jsonRoute((*Daemon).handleAnswer)},
 	{"GET " + api.Prefix + "/events", (*Daemon).handleEvents},
-	{"GET " + api.Prefix + "/status", (*Daemon).handleStatus},
-	{"POST " + api.Prefix + "/taint", (*Daemon).handleTaint},
-	{"POST " + api.Prefix + "/runs", (*Daemon).handleRun},
-	{"POST " + api.Prefix + "/leaks/rotated", (*Daemon).handleRotated},
-	{"GET " + api.Prefix + "/grants", (*Daemon).handleGrants},
-	{"POST " + api.Prefix + "/grants/revoke", (*Daemon).handleRevoke},
-	{"GET " + api.Prefix + "/sessions", (*Daemon).handleSessions},
-	{"POST " + api.Prefix + "/reload", (*Daemon).handleReload},
-	{"POST " + api.Prefix + "/outcome", (*Daemon).handleOutcome},
+	{"GET " + api.Prefix + "/status", plainRoute(func(d *Daemon, _ *http.Request) (any, error) { return d.Status(), nil })},
+	{"POST " + api.Prefix + "/taint", jsonRoute((*Daemon).handleTaint)},
+	{"POST " + api.Prefix + "/runs", jsonRoute((*Daemon).handleRun)},
+	{"POST " + api.Prefix + "/leaks/rotated", jsonRoute((*Daemon).handleRotated)},
+	{"GET " + api.Prefix + "/grants", plainRoute(func(d *Daemon, _ *http.Request) (any, error) { return d.SavedGrants(), nil })},
+	{"POST " + api.Prefix + "/grants/revoke", jsonRoute((*Daemon).handleRevoke)},
+	{"GET " + api.Prefix + "/sessions", plainRoute(func(d *Daemon, _ *http.Request) (any, error) { return d.Sessions(), nil })},
+	{"POST " + api.Prefix + "/reload", plainRoute((*Daemon).handleReload)},
+	{"POST " + api.Prefix + "/outcome", jsonRoute((*Daemon).handleOutcome)},
 	{"POST " + api.Prefix + "/mcp/proxies", (*Daemon).handleMCPProxies},
-	{"POST " + api.Prefix + "/mcp/pin", (*Daemon).handleMCPPin},
-	{"POST " + api.Prefix + "/mcp/result", (*Daemon).handleMCPResult},
-	{"POST " + api.Prefix + "/mcp/redact", (*Daemon).handleMCPRedact},
+	{"POST " + api.Prefix + "/mcp/pin", jsonRoute((*Daemon).handleMCPPin)},
+	{"POST " + api.Prefix + "/mcp/result", jsonRoute((*Daemon).handleMCPResult)},
+	{"POST " + api.Prefix + "/mcp/redact", jsonRoute((*Daemon).handleMCPRedact)},
 }
 
 // Handler returns the API's HTTP handler.
@@ -97,6 +101,72 @@ func (d *Daemon) guard(next http.Handler) http.Handler {
 	})
 }
 
+// jsonRoute makes a handler of fn, which takes the request's JSON body:
+// the body is read strictly (a 400 with the reason when it cannot be),
+// and fn's answer written by reply.
+func jsonRoute[Req any](fn func(d *Daemon, r *http.Request, req *Req) (any, error)) handler {
+	return func(d *Daemon, w http.ResponseWriter, r *http.Request) {
+		var req Req
+		if err := readJSON(r, &req); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		v, err := fn(d, r, &req)
+		reply(w, v, err)
+	}
+}
+
+// plainRoute makes a handler of fn, which reads no body.
+func plainRoute(fn func(d *Daemon, r *http.Request) (any, error)) handler {
+	return func(d *Daemon, w http.ResponseWriter, r *http.Request) {
+		v, err := fn(d, r)
+		reply(w, v, err)
+	}
+}
+
+// reply writes a route's answer: an error as {"error": ...} with its
+// status (400 unless it is a statusError), a withStatus with its status,
+// anything else as JSON with 200.
+func reply(w http.ResponseWriter, v any, err error) {
+	if err != nil {
+		status := http.StatusBadRequest
+		var se *statusError
+		if errors.As(err, &se) {
+			status = se.status
+		}
+		writeError(w, status, err.Error())
+		return
+	}
+	ws, ok := v.(withStatus)
+	if !ok {
+		ws = withStatus{status: http.StatusOK, body: v}
+	}
+	writeJSON(w, ws.status, ws.body)
+	if ws.after != nil {
+		ws.after()
+	}
+}
+
+// statusError is a route's error with the HTTP status it answers with.
+type statusError struct {
+	status int
+	err    error
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+// errStatus is err, answered with status.
+func errStatus(status int, err error) error { return &statusError{status: status, err: err} }
+
+// withStatus is a route's answer with a status other than 200, or with
+// work to do once the answer is written.
+type withStatus struct {
+	status int
+	body   any
+	after  func() // run after the answer is written, when not nil
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -122,51 +192,27 @@ func readJSON(r *http.Request, v any) error {
 	return nil
 }
 
-func (d *Daemon) handleDecide(w http.ResponseWriter, r *http.Request) {
-	var req api.DecideRequest
-	if err := readJSON(r, &req); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	resp, err := d.Decide(r.Context(), &req)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	writeJSON(w, http.StatusOK, resp)
+func (d *Daemon) handleDecide(r *http.Request, req *api.DecideRequest) (any, error) {
+	return d.Decide(r.Context(), req)
 }
 
-func (d *Daemon) handlePending(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, d.Pending())
-}
-
-func (d *Daemon) handleAnswer(w http.ResponseWriter, r *http.Request) {
-	var req api.AnswerRequest
-	if err := readJSON(r, &req); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
+func (d *Daemon) handleAnswer(_ *http.Request, req *api.AnswerRequest) (any, error) {
 	if len(req.IDs) == 0 {
-		writeError(w, http.StatusBadRequest, "no approval ids")
-		return
+		return nil, errors.New("no approval ids")
 	}
 	if req.Decision == policy.Ask {
-		writeError(w, http.StatusBadRequest, "decision must be allow or deny")
-		return
+		return nil, errors.New("decision must be allow or deny")
 	}
 	if req.Scope != "" {
 		if _, err := api.ParseScope(string(req.Scope)); err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
-			return
+			return nil, err
 		}
 	}
-	via := req.Via
-	if via == "" {
-		via = "api"
-	}
+	ans := req.Answer
+	ans.Via = cmp.Or(ans.Via, "api")
 	res := api.AnswerResult{Answered: []string{}}
 	for _, id := range req.IDs {
-		if d.Answer(id, Answer{Verdict: req.Decision, Scope: req.Scope, Reason: req.Reason, Via: via, Remember: req.Remember}) {
+		if d.Answer(id, ans) {
 			res.Answered = append(res.Answered, id)
 		} else {
 			if res.Missing == nil {
@@ -175,11 +221,10 @@ func (d *Daemon) handleAnswer(w http.ResponseWriter, r *http.Request) {
 			res.Missing[id] = "not waiting (unknown, already answered or expired)"
 		}
 	}
-	status := http.StatusOK
 	if len(res.Answered) == 0 {
-		status = http.StatusNotFound
+		return withStatus{status: http.StatusNotFound, body: res}, nil
 	}
-	writeJSON(w, status, res)
+	return res, nil
 }
 
 // heartbeat keeps an idle event stream alive and notices dead readers.
@@ -236,82 +281,50 @@ func (d *Daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (d *Daemon) handleStatus(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, d.Status())
+func (d *Daemon) handleTaint(_ *http.Request, req *api.TaintRequest) (any, error) {
+	d.Taint(req)
+	return map[string]bool{"tainted": true}, nil
 }
 
-func (d *Daemon) handleTaint(w http.ResponseWriter, r *http.Request) {
-	var req api.TaintRequest
-	if err := readJSON(r, &req); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	d.Taint(&req)
-	writeJSON(w, http.StatusOK, map[string]bool{"tainted": true})
+func (d *Daemon) handleRun(_ *http.Request, req *api.TaintRequest) (any, error) {
+	return withStatus{status: http.StatusOK, body: map[string]string{"run": d.StartRun(req)},
+		after: func() { d.notePrompt(req) }, // after the answer: the scan never holds the prompt up
+	}, nil
 }
 
-func (d *Daemon) handleRun(w http.ResponseWriter, r *http.Request) {
-	var req api.TaintRequest
-	if err := readJSON(r, &req); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"run": d.StartRun(&req)})
-	d.notePrompt(&req) // after the answer: the scan never holds the prompt up
-}
-
-func (d *Daemon) handleRotated(w http.ResponseWriter, r *http.Request) {
-	var req api.RotatedRequest
-	if err := readJSON(r, &req); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
+func (d *Daemon) handleRotated(r *http.Request, req *api.RotatedRequest) (any, error) {
 	if strings.TrimSpace(req.Which) == "" {
-		writeError(w, http.StatusBadRequest, "which: a fingerprint or a secret's name")
-		return
+		return nil, errors.New("which: a fingerprint or a secret's name")
 	}
 	cleared, err := d.Rotated(r.Context(), req.Which)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
+		return nil, errStatus(http.StatusInternalServerError, err)
 	}
 	if cleared == nil {
 		cleared = []api.Leak{}
 	}
-	writeJSON(w, http.StatusOK, &api.RotatedResult{Cleared: cleared})
+	return &api.RotatedResult{Cleared: cleared}, nil
 }
 
-func (d *Daemon) handleGrants(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, d.SavedGrants())
-}
+// revokeRequest names the saved grants to revoke.
+type revokeRequest struct{ Agent, Tool string }
 
-func (d *Daemon) handleRevoke(w http.ResponseWriter, r *http.Request) {
-	var req struct{ Agent, Tool string }
-	if err := readJSON(r, &req); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
+func (d *Daemon) handleRevoke(_ *http.Request, req *revokeRequest) (any, error) {
 	if err := d.RevokeGrants(req.Agent, req.Tool); err != nil {
 		status := http.StatusInternalServerError
 		if errors.Is(err, api.ErrNotFound) {
 			status = http.StatusNotFound
 		}
-		writeError(w, status, err.Error())
-		return
+		return nil, errStatus(status, err)
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"revoked": true})
+	return map[string]bool{"revoked": true}, nil
 }
 
-func (d *Daemon) handleSessions(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, d.Sessions())
-}
-
-func (d *Daemon) handleReload(w http.ResponseWriter, r *http.Request) {
+func (d *Daemon) handleReload(*http.Request) (any, error) {
 	if err := d.Reload(); err != nil {
-		writeError(w, http.StatusUnprocessableEntity, err.Error())
-		return
+		return nil, errStatus(http.StatusUnprocessableEntity, err)
 	}
-	writeJSON(w, http.StatusOK, d.Status())
+	return d.Status(), nil
 }
 
 // Listen opens the daemon's socket: its folder private to this user

@@ -163,7 +163,7 @@ func TestConcurrentWithPendingApprovals(t *testing.T) {
 	// All the clients here are this one process: lift the per-process
 	// bound (TestSlowClientsDoNotExhaustTheDaemon tests it).
 	liftConnLimits(t, d)
-	d.SetPrompter(&fakePrompter{hold: true}, "tray")
+	d.SetPrompter(&apptest.Prompter{Hold: true}, "tray")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -173,7 +173,7 @@ func TestConcurrentWithPendingApprovals(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			r := decideReq("Bash", fmt.Sprintf("curl https://example.org/%d", i))
+			r := apptest.Call("Bash", fmt.Sprintf("curl https://example.org/%d", i))
 			r.Agent = fmt.Sprintf("agent%d", i%5)
 			resp, err := c.Decide(ctx, r)
 			if err != nil {
@@ -195,7 +195,7 @@ func TestConcurrentWithPendingApprovals(t *testing.T) {
 		quick.Add(1)
 		go func(i int) {
 			defer quick.Done()
-			r := decideReq("Bash", fmt.Sprintf("ls dir%d", i))
+			r := apptest.Call("Bash", fmt.Sprintf("ls dir%d", i))
 			r.Session = fmt.Sprintf("s%d", i%7)
 			resp, err := c.Decide(ctx, r)
 			if err != nil {
@@ -212,7 +212,7 @@ func TestConcurrentWithPendingApprovals(t *testing.T) {
 		t.Fatalf("%d of 900 risk-free calls allowed", allowed.Load())
 	}
 	// One more ask from an agent already at the largest share: refused at once.
-	extra := decideReq("Bash", "curl https://extra.example")
+	extra := apptest.Call("Bash", "curl https://extra.example")
 	extra.Agent = "agent0"
 	over, err := c.Decide(ctx, extra)
 	if err != nil {
@@ -221,12 +221,12 @@ func TestConcurrentWithPendingApprovals(t *testing.T) {
 	if over.Decision != policy.Deny || over.By != api.ByOverflow {
 		t.Fatalf("past the bound: %+v", over)
 	}
-	// Answer the 100 in one batch.
+	// api.Answer the 100 in one batch.
 	ids := []string{}
 	for _, a := range d.Pending() {
 		ids = append(ids, a.ID)
 	}
-	res, err := c.Answer(ctx, &api.AnswerRequest{IDs: ids, Decision: policy.Allow, Scope: api.ScopeOnce})
+	res, err := c.Answer(ctx, &api.AnswerRequest{IDs: ids, Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}})
 	if err != nil || len(res.Answered) != 100 {
 		t.Fatalf("batch answer: %+v %v", res, err)
 	}
@@ -256,12 +256,12 @@ func TestConcurrentWithPendingApprovals(t *testing.T) {
 func TestFairEviction(t *testing.T) {
 	p := apptest.Paths(t, "[approvals]\nmax_pending = 4\n")
 	d, c := startDaemon(t, p)
-	d.SetPrompter(&fakePrompter{hold: true}, "tray")
+	d.SetPrompter(&apptest.Prompter{Hold: true}, "tray")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	results := make(chan *api.DecideResponse, 10)
 	ask := func(agent, cmd string) {
-		r := decideReq("Bash", cmd)
+		r := apptest.Call("Bash", cmd)
 		r.Agent = agent
 		go func() {
 			resp, err := c.Decide(ctx, r)
@@ -347,7 +347,7 @@ func TestKilledDaemonKeepsAcknowledgedLines(t *testing.T) {
 				default:
 				}
 				cmdline := fmt.Sprintf("echo w%d-%d", w, i)
-				resp, err := c.Decide(context.Background(), decideReq("Bash", cmdline))
+				resp, err := c.Decide(context.Background(), apptest.Call("Bash", cmdline))
 				if err != nil {
 					return // the daemon is gone
 				}

@@ -93,7 +93,7 @@ func TestSoak(t *testing.T) {
 	// Concurrent: ordinary decisions in a tight loop.
 	run(16, func(i int) {
 		c := &api.Client{Socket: p.Socket, Timeout: 5 * time.Second}
-		if _, err := c.Decide(ctx, decideReq("Bash", fmt.Sprintf("echo soak %d", i))); err == nil {
+		if _, err := c.Decide(ctx, apptest.Call("Bash", fmt.Sprintf("echo soak %d", i))); err == nil {
 			flood.Add(1)
 		}
 	})

@@ -19,7 +19,7 @@ func TestLiveConfigReload(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go d.watchConfig(ctx)
-	ls := decideReq("Bash", "make test")
+	ls := apptest.Call("Bash", "make test")
 
 	// A good edit, saved the way editors save (temp file + rename).
 	if err := osutil.WriteFile(p.Config, []byte("[auto]\nmode = \"plan\"\n"), 0o600); err != nil {
@@ -70,7 +70,7 @@ func TestBrokenConfigAtStartIsStrict(t *testing.T) {
 	if st.ConfigError == "" || st.Mode != "manual" {
 		t.Fatalf("status %+v, want manual mode and the error", st)
 	}
-	r, _ := c.Decide(context.Background(), decideReq("Bash", "make test"))
+	r, _ := c.Decide(context.Background(), apptest.Call("Bash", "make test"))
 	if r.Decision != policy.Ask || r.Layer != policy.LayerMode {
 		t.Fatalf("broken config at start: %+v", r)
 	}
@@ -84,7 +84,7 @@ func TestGrantsFileReload(t *testing.T) {
 	go d.watchConfig(ctx)
 	osutil.WriteFile(p.Grants, []byte("[agents.claude-code]\ngrants = [\"bash:network\"]\n"), 0o600)
 	apptest.WaitFor(t, "the grant", func() bool {
-		r, _ := c.Decide(ctx, decideReq("Bash", "curl https://x.example"))
+		r, _ := c.Decide(ctx, apptest.Call("Bash", "curl https://x.example"))
 		return r != nil && r.Decision == policy.Allow && r.Layer == policy.LayerGrant
 	})
 }
@@ -99,7 +99,7 @@ func TestProjectOverlay(t *testing.T) {
 	os.WriteFile(proj+"/.agate.toml", []byte("[auto]\nrules = [\"deny shell make deploy*\"]\n"), 0o644)
 	ctx := context.Background()
 	for _, tt := range []struct{ cwd, workspace string }{{proj, ""}, {proj + "/sub", ""}, {"/tmp", proj}} {
-		r := decideReq("Bash", "make deploy-prod")
+		r := apptest.Call("Bash", "make deploy-prod")
 		r.Cwd, r.Workspace = tt.cwd, tt.workspace
 		resp, err := c.Decide(ctx, r)
 		if err != nil {

@@ -1,8 +1,10 @@
 package hooks
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
+	"strings"
 )
 
 // The agents with an adapter, as `agate hook AGENT` and [agents.NAME] in
@@ -126,3 +128,30 @@ func (ev *Event) NoAgentPrompt(why string) {
 // CanAsk reports whether the call can be handed to the agent's own
 // prompt: the agent has one for this event, and a person is there.
 func (ev *Event) CanAsk() bool { return ev.Kind == KindCall && ev.AgentPrompt && ev.Interactive }
+
+// MCPToolName is the name every adapter gives an MCP server's tool:
+// mcp__SERVER__TOOL, as Claude Code and agate's catalog name them. The
+// server's name is kept to letters, digits, '.', '-' and single inner
+// '_', so that it cannot forge the "__" separators; a name with nothing
+// left is "unknown".
+func MCPToolName(server, tool string) string {
+	return "mcp__" + mcpServerName(server) + "__" + tool
+}
+
+// mcpServerName is a server's name as MCPToolName keeps it.
+func mcpServerName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	s = b.String()
+	for strings.Contains(s, "__") {
+		s = strings.ReplaceAll(s, "__", "_")
+	}
+	return cmp.Or(strings.Trim(s, "_"), "unknown")
+}

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/agents"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -303,7 +304,7 @@ func (st *runState) hookCall(n int, line []byte, agent, event string) (Call, boo
 			return Call{}, false, err
 		}
 	}
-	ev, err := hooks.Parse(agent, line, nil)
+	ev, err := agents.Parse(agent, line, nil)
 	if err != nil {
 		return Call{}, false, err
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/agents"
+	"github.com/agatehq/agate/policy/verdict"
 )
 
 // TestCodexCommand: the hook tells codex exec from the TUI and the
@@ -54,7 +56,7 @@ func TestCodexNoCodexAbove(t *testing.T) {
 	if !ev.Headless || ev.AgentPrompt || ev.NoPrompt == "" {
 		t.Errorf("%+v", ev)
 	}
-	out := hooks.Render(ev, hooks.Answer{Decision: hooks.Ask, Reason: "nothing pre-approved this call"})
+	out := agents.Render(ev, hooks.Answer{Decision: verdict.Ask, Reason: "nothing pre-approved this call"})
 	if out.Code != 0 || len(out.Stdout) == 0 || string(out.Stdout) == "" {
 		t.Fatalf("%+v", out)
 	}

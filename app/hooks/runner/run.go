@@ -24,7 +24,10 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/agents"
+	"github.com/agatehq/agate/app/hooks/claude"
 	"github.com/agatehq/agate/policy/schema"
+	"github.com/agatehq/agate/policy/verdict"
 )
 
 // Options are one hook call's surroundings.
@@ -74,17 +77,17 @@ func Run(ctx context.Context, o Options) int {
 	if err != nil {
 		return write(&o, hooks.Blocked(fmt.Sprintf("agate: %v; the call was blocked", err)))
 	}
-	ev, err := hooks.Parse(o.Agent, data, o.Getenv)
+	ev, err := agents.Parse(o.Agent, data, o.Getenv)
 	if err != nil {
 		return write(&o, hooks.Blocked(fmt.Sprintf("agate: %v; the call was blocked", err)))
 	}
 	surroundings(ev)
 	if ev.Kind == hooks.KindOther {
-		return write(&o, hooks.Neutral(ev)) // the fast path: no config, no daemon
+		return write(&o, agents.Neutral(ev)) // the fast path: no config, no daemon
 	}
 	paths, err := api.ResolvePaths(o.Config, o.Socket)
 	if err != nil {
-		return write(&o, hooks.Unreachable(ev, fmt.Sprintf("cannot find the daemon: %v", err), false))
+		return write(&o, agents.Unreachable(ev, fmt.Sprintf("cannot find the daemon: %v", err), false))
 	}
 	r := &hookRun{ev: ev, paths: paths, client: &api.Client{Socket: paths.Socket}, cliBin: o.CLIBin, stderr: o.Stderr}
 	if o.Config != "" {
@@ -148,11 +151,10 @@ func write(o *Options, out hooks.Output) int {
 
 // hookConfig is what a hook needs from the config.
 type hookConfig struct {
-	timeout     time.Duration // [approvals] timeout
-	onDownAsk   bool          // [hooks] on_daemon_down = "ask"
-	sandboxBash bool          // [hooks] sandbox_bash and [tools] sandbox
-	err         error         // the config could not be read: the defaults, failing closed
-	read        bool          // the config was read (not only the defaults assumed)
+	timeout   time.Duration // [approvals] timeout
+	onDownAsk bool          // [hooks] on_daemon_down = "ask"
+	err       error         // the config could not be read: the defaults, failing closed
+	read      bool          // the config was read (not only the defaults assumed)
 }
 
 // defaultApprovalTimeout is [approvals] timeout when the config does not
@@ -164,7 +166,8 @@ const defaultApprovalTimeout = 120 * time.Second
 // compiling the policy (the daemon decides, and the hook binary stays
 // small). The daemon checks the whole file; here a file that is not TOML,
 // or has an unknown key in [hooks] or [approvals], gives the defaults, with
-// on_daemon_down = "deny" and no sandbox rewrite: it fails closed.
+// on_daemon_down = "deny": it fails closed. Whether a call runs confined
+// is the daemon's to say (DecideResponse.Sandbox), not the hook's.
 func readHookConfig(p api.Paths) hookConfig {
 	hc := hookConfig{timeout: defaultApprovalTimeout, read: true}
 	data, err := os.ReadFile(p.Config)
@@ -181,11 +184,7 @@ func readHookConfig(p api.Paths) hookConfig {
 		} `toml:"approvals"`
 		Hooks struct {
 			OnDaemonDown string `toml:"on_daemon_down"`
-			SandboxBash  bool   `toml:"sandbox_bash"`
 		} `toml:"hooks"`
-		Tools struct {
-			Sandbox bool `toml:"sandbox"`
-		} `toml:"tools"`
 	}
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
@@ -213,7 +212,6 @@ func readHookConfig(p api.Paths) hookConfig {
 		}
 	}
 	hc.onDownAsk = cfg.Hooks.OnDaemonDown == "ask"
-	hc.sandboxBash = cfg.Hooks.SandboxBash && cfg.Tools.Sandbox
 	return hc
 }
 
@@ -242,35 +240,35 @@ func (r *hookRun) answer(ctx context.Context) hooks.Output {
 			if ask {
 				tail = "agate could not check this call, so it is yours to approve or not (on_daemon_down = \"ask\")"
 			}
-			return hooks.Unreachable(ev, r.failure(ctx, err, tail), ask)
+			return agents.Unreachable(ev, r.failure(ctx, err, tail), ask)
 		}
 		a := hooks.Answer{
-			Decision: hooks.Decision(resp.Decision.String()),
+			Decision: resp.Decision,
 			Layer:    string(resp.Layer),
 			Rule:     resp.Rule,
 			Reason:   resp.Reason,
 			By:       string(resp.By),
 		}
-		if a.Decision == hooks.Allow && (resp.Sandbox || r.cfg.sandboxBash) && ev.Agent == hooks.ClaudeCode && ev.Tool == "Bash" {
-			a = r.sandboxed(a)
+		if resp.Sandbox && a.Decision == verdict.Allow {
+			a = r.confined(a)
 		}
-		return hooks.Render(ev, a)
+		return agents.Render(ev, a)
 	case hooks.KindTaint:
 		err := r.client.Taint(ctx, &api.TaintRequest{Agent: ev.Agent, Session: ev.Session, Run: ev.Run, Source: ev.Tool})
 		if err != nil {
-			return hooks.Unreachable(ev, r.failure(ctx, err,
+			return agents.Unreachable(ev, r.failure(ctx, err,
 				"agate could not record that "+ev.Tool+" brought outside content into this run"), false)
 		}
-		return hooks.Neutral(ev)
+		return agents.Neutral(ev)
 	case hooks.KindNewRun:
 		err := r.client.StartRun(ctx, &api.TaintRequest{Agent: ev.Agent, Session: ev.Session, Run: ev.Run, Prompt: ev.Prompt})
 		if err != nil {
-			return hooks.Unreachable(ev, r.failure(ctx, err,
+			return agents.Unreachable(ev, r.failure(ctx, err,
 				"no new run was started, so the last one's taint still applies"), false)
 		}
-		return hooks.Neutral(ev)
+		return agents.Neutral(ev)
 	}
-	return hooks.Neutral(ev)
+	return agents.Neutral(ev)
 }
 
 // failure says why the daemon gave no answer, and what follows (tail).
@@ -286,28 +284,35 @@ func (r *hookRun) failure(ctx context.Context, err error, tail string) string {
 	return fmt.Sprintf("the daemon could not answer (socket %s): %v; %s", r.paths.Socket, err, tail)
 }
 
-// sandboxed returns an allowed Claude Code Bash call's answer with its
-// command rewritten to run under `agate sandbox`; a command that cannot
-// be rewritten is denied, since it was allowed only confined.
-func (r *hookRun) sandboxed(a hooks.Answer) hooks.Answer {
+// confined returns an allowed call's answer with its command rewritten
+// to run under `agate sandbox`, as the daemon said it must. A call that
+// cannot be rewritten (a command that cannot be quoted, no agate binary
+// with the sandbox command, an agent or a tool agate cannot rewrite the
+// calls of) is denied, since it was allowed only confined.
+func (r *hookRun) confined(a hooks.Answer) hooks.Answer {
 	ev := r.ev
-	bin, err := r.sandboxBin()
-	if err == nil {
-		work := ev.Workspace
-		if work == "" {
-			work = ev.Cwd
-		}
-		sb := hooks.Sandbox{Bin: bin, Work: work, Config: r.configFlag}
-		if ev.Cwd != "" && ev.Cwd != work && !hookWithin(ev.Cwd, work) {
-			sb.Writable = []string{ev.Cwd} // a worktree outside the project
-		}
-		var upd []byte
-		if upd, err = hooks.SandboxBash(ev.Input, sb); err == nil {
-			a.UpdatedInput = upd
-			return a
+	var err error
+	if ev.Agent != hooks.ClaudeCode || ev.Tool != "Bash" {
+		err = fmt.Errorf("agate cannot rewrite %s's %s calls", ev.Agent, ev.Tool)
+	} else {
+		var bin string
+		if bin, err = r.sandboxBin(); err == nil {
+			work := ev.Workspace
+			if work == "" {
+				work = ev.Cwd
+			}
+			sb := claude.Sandbox{Bin: bin, Work: work, Config: r.configFlag}
+			if ev.Cwd != "" && ev.Cwd != work && !hookWithin(ev.Cwd, work) {
+				sb.Writable = []string{ev.Cwd} // a worktree outside the project
+			}
+			var upd []byte
+			if upd, err = claude.SandboxBash(ev.Input, sb); err == nil {
+				a.UpdatedInput = upd
+				return a
+			}
 		}
 	}
-	return hooks.Answer{Decision: hooks.Deny, Layer: a.Layer, Rule: a.Rule,
+	return hooks.Answer{Decision: verdict.Deny, Layer: a.Layer, Rule: a.Rule,
 		Reason: fmt.Sprintf("the command was allowed only in the sandbox, and could not be confined: %v", err), By: a.By}
 }
 

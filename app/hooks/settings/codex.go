@@ -13,6 +13,7 @@ import (
 	"github.com/agatehq/agate/app/hooks"
 	"github.com/agatehq/agate/app/hooks/settings/codexconfig"
 	"github.com/agatehq/agate/app/hooks/settings/codexrules"
+	"github.com/agatehq/agate/app/hooks/settings/settingsjson"
 )
 
 // Codex CLI keeps its hooks in config.toml ($CODEX_HOME, ~/.codex by
@@ -225,13 +226,13 @@ func statusCodex(path string) FileStatus {
 	}
 	for _, e := range cs.Entries {
 		st.Entries = append(st.Entries, Entry{
-			Entry:      hooks.Entry{Event: e.Event, Matcher: e.Matcher, Command: e.Command, Bin: e.Bin, Timeout: fmt.Sprint(e.Timeout)},
+			Entry:      settingsjson.Entry{Event: e.Event, Matcher: e.Matcher, Command: e.Command, Bin: e.Bin, Timeout: fmt.Sprint(e.Timeout)},
 			BinProblem: binProblem(e.Bin),
 			Trust:      string(e.Trust),
 		})
 	}
 	for _, m := range cs.Missing {
-		st.Missing = append(st.Missing, hooks.Hook{Event: m.Event, Matcher: m.Matcher})
+		st.Missing = append(st.Missing, settingsjson.Hook{Event: m.Event, Matcher: m.Matcher})
 	}
 	st.HooksOff = cs.HooksOff
 	if project := filepath.Dir(filepath.Dir(path)); st.HooksOff == "" && !IsUser(hooks.Codex, path) && len(cs.Entries) > 0 &&

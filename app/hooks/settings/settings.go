@@ -14,6 +14,7 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/settings/settingsjson"
 	"github.com/agatehq/agate/app/osutil"
 )
 
@@ -164,7 +165,7 @@ func Install(agent, settingsPath, bin string, timeout time.Duration) (Edit, erro
 // InstallWith is Install with the socket and config paths given.
 // For Gemini CLI it writes them into the hook's command (--socket,
 // --config), and, in the user's settings, writes agate's policy
-// (hooks.GeminiPolicy) to ~/.gemini/policies/agate.toml, so Gemini does not
+// (settingsjson.GeminiPolicy) to ~/.gemini/policies/agate.toml, so Gemini does not
 // ask again about a call agate has decided. The policy is written after
 // the hooks, and only when they are in place.
 func InstallWith(agent, settingsPath, bin string, timeout time.Duration, o InstallOptions) (Edit, error) {
@@ -180,12 +181,12 @@ func InstallWith(agent, settingsPath, bin string, timeout time.Duration, o Insta
 		return Edit{File: settingsPath}, err
 	}
 	edit, err := editFile(settingsPath, func(data []byte) ([]byte, bool, error) {
-		return hooks.Install(agent, data, cmd, timeout)
+		return settingsjson.Install(agent, data, cmd, timeout)
 	})
 	if err != nil || agent != hooks.Gemini || !o.User {
 		return edit, err
 	}
-	policy := hooks.GeminiPolicyPath(settingsPath)
+	policy := settingsjson.GeminiPolicyPath(settingsPath)
 	if err := writeGeminiPolicy(policy); err != nil {
 		return edit, err
 	}
@@ -196,12 +197,12 @@ func InstallWith(agent, settingsPath, bin string, timeout time.Duration, o Insta
 // writeGeminiPolicy writes agate's Gemini policy file, unless a file of
 // the person's own is in its place.
 func writeGeminiPolicy(path string) error {
-	want := hooks.GeminiPolicy()
+	want := settingsjson.GeminiPolicy()
 	old, err := os.ReadFile(path)
 	switch {
 	case err == nil && bytes.Equal(old, want):
 		return nil
-	case err == nil && !hooks.IsGeminiPolicy(old):
+	case err == nil && !settingsjson.IsGeminiPolicy(old):
 		return fmt.Errorf("%s is not agate's: not replacing it (move it, then install again)", path)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("read %s: %w", path, err)
@@ -216,7 +217,7 @@ func writeGeminiPolicy(path string) error {
 // file; it reports whether there was one. A file there that agate did not
 // write stays.
 func removeGeminiPolicy(settingsPath string) (string, error) {
-	path := hooks.GeminiPolicyPath(settingsPath)
+	path := settingsjson.GeminiPolicyPath(settingsPath)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -224,7 +225,7 @@ func removeGeminiPolicy(settingsPath string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
-	if !hooks.IsGeminiPolicy(data) {
+	if !settingsjson.IsGeminiPolicy(data) {
 		return "", nil
 	}
 	if err := os.Remove(path); err != nil {
@@ -250,7 +251,7 @@ func Uninstall(agent, settingsPath string) (Edit, error) {
 		if data == nil {
 			return nil, false, nil
 		}
-		return hooks.Uninstall(agent, data)
+		return settingsjson.Uninstall(agent, data)
 	})
 	if err != nil || agent != hooks.Gemini {
 		return edit, err
@@ -279,9 +280,9 @@ type FileStatus struct {
 	Agent   string
 	File    string
 	Exists  bool
-	Err     error        // the file could not be read, or is not valid JSON
-	Entries []Entry      // agate's hooks in the file, in its order
-	Missing []hooks.Hook // hooks `agate hooks install` writes that are not there
+	Err     error               // the file could not be read, or is not valid JSON
+	Entries []Entry             // agate's hooks in the file, in its order
+	Missing []settingsjson.Hook // hooks `agate hooks install` writes that are not there
 	// GeminiPolicy is agate's Gemini CLI policy file beside the settings,
 	// "" when there is none (or the agent is not Gemini CLI).
 	GeminiPolicy string
@@ -311,7 +312,7 @@ func (s *FileStatus) Installed() bool {
 // Entry is one of agate's hooks found in a settings file, and whether
 // the binary it runs is usable.
 type Entry struct {
-	hooks.Entry
+	settingsjson.Entry
 	BinProblem string // "" when the binary exists and is executable; else what is wrong
 	// Trust is, for Codex, whether Codex runs the hook: "trusted", "stale
 	// hash", "untrusted" or "disabled" ("" for the other agents).
@@ -331,7 +332,7 @@ func Status(agent, settingsPath string) FileStatus {
 		return st
 	}
 	st.Exists = data != nil
-	entries, err := hooks.Inspect(agent, data)
+	entries, err := settingsjson.Inspect(agent, data)
 	if err != nil {
 		st.Err = fmt.Errorf("%s: %w", settingsPath, err)
 		return st
@@ -339,11 +340,11 @@ func Status(agent, settingsPath string) FileStatus {
 	for _, e := range entries {
 		st.Entries = append(st.Entries, Entry{Entry: e, BinProblem: binProblem(e.Bin)})
 	}
-	st.Missing = hooks.Missing(agent, entries)
+	st.Missing = settingsjson.Missing(agent, entries)
 	if agent == hooks.Gemini {
-		st.HooksOff = hooks.GeminiHooksOff(data)
-		p := hooks.GeminiPolicyPath(settingsPath)
-		if data, err := os.ReadFile(p); err == nil && hooks.IsGeminiPolicy(data) {
+		st.HooksOff = settingsjson.GeminiHooksOff(data)
+		p := settingsjson.GeminiPolicyPath(settingsPath)
+		if data, err := os.ReadFile(p); err == nil && settingsjson.IsGeminiPolicy(data) {
 			st.GeminiPolicy = p
 		}
 	}

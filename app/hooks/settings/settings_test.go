@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/settings/settingsjson"
 )
 
 // hookWorld is a config file, a state folder and the agents' project
@@ -129,7 +129,7 @@ func TestHooksInstallFunc(t *testing.T) {
 		t.Errorf("mode %v, want 0600 kept (%v)", st.Mode(), err)
 	}
 	st := Status("claude-code", file)
-	if !st.Installed() || len(st.Entries) != len(hooks.Hooks("claude-code")) {
+	if !st.Installed() || len(st.Entries) != len(settingsjson.Hooks("claude-code")) {
 		t.Fatalf("status %+v", st)
 	}
 	for _, e := range st.Entries {
@@ -154,7 +154,7 @@ func TestHooksInstallFunc(t *testing.T) {
 		t.Fatalf("install after a move: %+v, %v", edit, err)
 	}
 	st = Status("claude-code", file)
-	if len(st.Entries) != len(hooks.Hooks("claude-code")) {
+	if len(st.Entries) != len(settingsjson.Hooks("claude-code")) {
 		t.Fatalf("entries %+v", st.Entries)
 	}
 	for _, e := range st.Entries {
@@ -226,7 +226,7 @@ func TestHooksInstallCreatesAndFollowsLinks(t *testing.T) {
 	if err != nil || !edit.Changed || edit.Backup != "" {
 		t.Fatalf("install: %+v, %v", edit, err)
 	}
-	if st := Status("cursor", file); !st.Installed() || len(st.Entries) != len(hooks.Hooks("cursor")) {
+	if st := Status("cursor", file); !st.Installed() || len(st.Entries) != len(settingsjson.Hooks("cursor")) {
 		t.Errorf("status %+v", st)
 	}
 
@@ -257,7 +257,7 @@ func TestHooksStatusPartial(t *testing.T) {
 	file := filepath.Join(w.home, "s.json")
 	os.WriteFile(file, []byte(`{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"`+w.bin+` hook claude-code"}]}]}}`), 0o644)
 	st := Status("claude-code", file)
-	if st.Installed() || len(st.Entries) != 1 || len(st.Missing) != len(hooks.Hooks("claude-code"))-1 || st.Entries[0].BinProblem != "not executable" {
+	if st.Installed() || len(st.Entries) != 1 || len(st.Missing) != len(settingsjson.Hooks("claude-code"))-1 || st.Entries[0].BinProblem != "not executable" {
 		t.Errorf("status %+v", st)
 	}
 	if st := Status("claude-code", filepath.Join(w.home, "none.json")); st.Exists || st.Err != nil || st.Installed() {

@@ -1,9 +1,17 @@
-package hooks
+// Package claude is Claude Code's hook protocol (docs/hook-protocols.md):
+// PreToolUse answered with permissionDecision allow, deny or ask, an
+// allowed call's tool_input replaced by updatedInput (SandboxBash), and
+// the events that say what became of a call.
+package claude
 
 import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/internal/hookjson"
+	"github.com/agatehq/agate/policy/verdict"
 )
 
 // claudeInput is the part of a Claude Code hook input agate reads. Claude
@@ -22,7 +30,7 @@ type claudeInput struct {
 }
 
 // The outcomes the Claude Code adapter reports (api.OutcomeRan, ...;
-// package hook does not import package api).
+// package claude does not import package api).
 const (
 	outcomeRan    = "ran"
 	outcomeDenied = "denied"
@@ -43,16 +51,17 @@ func claudeOutside(tool string) bool {
 	return claudeOutsideTools[tool] || strings.HasPrefix(tool, "mcp__")
 }
 
-func parseClaude(data []byte, getenv func(string) string) (*Event, error) {
+// Parse reads a Claude Code hook input.
+func Parse(data []byte, getenv func(string) string) (*hooks.Event, error) {
 	var in claudeInput
-	if err := decodeInput(data, &in); err != nil {
+	if err := hookjson.DecodeInput(data, &in); err != nil {
 		return nil, err
 	}
 	// Claude Code runs its hooks with CLAUDE_CODE_ENTRYPOINT: "cli" in
 	// its terminal, "sdk-cli" (and other sdk-*) for -p and SDK runs, where
 	// it has no prompt of its own to put a question to.
 	headless := strings.HasPrefix(getenv("CLAUDE_CODE_ENTRYPOINT"), "sdk-")
-	ev := &Event{
+	ev := &hooks.Event{
 		Name:      in.HookEventName,
 		Session:   in.SessionID,
 		Run:       in.PromptID,
@@ -70,33 +79,33 @@ func parseClaude(data []byte, getenv func(string) string) (*Event, error) {
 		if in.ToolName == "" {
 			return nil, errors.New("PreToolUse without a tool_name")
 		}
-		args, err := decodeArgs(in.ToolInput)
+		args, err := hookjson.DecodeArgs(in.ToolInput)
 		if err != nil {
 			return nil, err
 		}
-		ev.Kind, ev.Tool, ev.Args, ev.Input = KindCall, in.ToolName, args, objectOrEmpty(in.ToolInput)
+		ev.Kind, ev.Tool, ev.Args, ev.Input = hooks.KindCall, in.ToolName, args, hookjson.ObjectOrEmpty(in.ToolInput)
 		ev.ToolUseID = in.ToolUseID
 	case "PostToolUse", "PostToolUseFailure", "PermissionDenied":
 		// What became of a call: it ran (a failure ran too), or the agent
 		// denied it. Every tool's, for the calls whose ask went to Claude
 		// Code's prompt; a tool that brings outside content in also taints
 		// the run.
-		ev.Kind, ev.Tool, ev.ToolUseID, ev.Outcome = KindOutcome, in.ToolName, in.ToolUseID, outcomeRan
+		ev.Kind, ev.Tool, ev.ToolUseID, ev.Outcome = hooks.KindOutcome, in.ToolName, in.ToolUseID, outcomeRan
 		if in.HookEventName == "PermissionDenied" {
 			ev.Outcome, ev.OutcomeReason = outcomeDenied, in.Reason
 		} else if claudeOutside(in.ToolName) {
-			ev.Kind = KindTaint
+			ev.Kind = hooks.KindTaint
 		}
-		if args, err := decodeArgs(in.ToolInput); err == nil {
+		if args, err := hookjson.DecodeArgs(in.ToolInput); err == nil {
 			ev.Args = args
 		}
 	case "Stop", "SessionEnd":
 		// The turn or the session is over: a call still waiting in Claude
 		// Code's prompt did not run. (A person's "no" there, or Esc, fires
 		// no event of its own.)
-		ev.Kind, ev.Outcome = KindOutcome, outcomeEnded
+		ev.Kind, ev.Outcome = hooks.KindOutcome, outcomeEnded
 	case "UserPromptSubmit":
-		ev.Kind, ev.Outcome, ev.Prompt = KindNewRun, outcomeEnded, in.Prompt
+		ev.Kind, ev.Outcome, ev.Prompt = hooks.KindNewRun, outcomeEnded, in.Prompt
 	}
 	return ev, nil
 }
@@ -108,24 +117,27 @@ type claudeOutput struct {
 
 type claudeDecision struct {
 	HookEventName            string          `json:"hookEventName"`
-	PermissionDecision       Decision        `json:"permissionDecision"`
+	PermissionDecision       verdict.Verdict `json:"permissionDecision"`
 	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
 	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"`
 }
 
-// renderClaude answers a PreToolUse. The reason of a deny goes to the
-// model, that of an ask to the person in Claude Code's prompt, that of an
-// allow to the debug log.
-func renderClaude(ev *Event, a Answer) Output {
+// Render answers a PreToolUse. The reason of a deny goes to the model,
+// that of an ask to the person in Claude Code's prompt, that of an allow
+// to the debug log.
+func Render(ev *hooks.Event, a hooks.Answer) hooks.Output {
 	d := claudeDecision{HookEventName: "PreToolUse", PermissionDecision: a.Decision}
 	switch a.Decision {
-	case Allow:
-		d.PermissionDecisionReason = a.userText()
+	case verdict.Allow:
+		d.PermissionDecisionReason = a.UserText()
 		d.UpdatedInput = a.UpdatedInput
-	case Ask:
-		d.PermissionDecisionReason = a.userText()
+	case verdict.Ask:
+		d.PermissionDecisionReason = a.UserText()
 	default:
-		d.PermissionDecisionReason = a.modelText()
+		d.PermissionDecisionReason = a.ModelText()
 	}
-	return jsonOutput(claudeOutput{HookSpecificOutput: d})
+	return hookjson.Output(claudeOutput{HookSpecificOutput: d})
 }
+
+// Neutral is no output: Claude Code reads it as no decision.
+func Neutral(*hooks.Event) hooks.Output { return hooks.Output{} }

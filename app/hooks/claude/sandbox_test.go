@@ -1,12 +1,15 @@
-package hooks
+package claude
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/agatehq/agate/app/internal/apptest"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -132,4 +135,42 @@ func TestHookSandboxBashErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzSandboxBash: for any Claude Code payload with a Bash call, the
+// rewritten input is JSON whose command splits, as bash splits it, into
+// `agate sandbox ... -- bash -c COMMAND` with the original command
+// whole as the last word.
+func FuzzSandboxBash(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join(apptest.HooksDir(), "claude-code", "*.json"))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no recorded payloads: %v", err)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"a\nb 'c' \"$d\" \u00e9\u0001"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := Parse(data, func(string) string { return "" })
+		if err != nil || ev.Tool != "Bash" || ev.Input == nil {
+			return
+		}
+		out, err := SandboxBash(ev.Input, Sandbox{Bin: "/usr/bin/agate", Work: "/w"})
+		if err != nil {
+			return
+		}
+		var in map[string]any
+		if json.Unmarshal(out, &in) != nil {
+			t.Fatalf("rewritten input %q is not JSON", out)
+		}
+		cmd, _ := ev.Args["command"].(string)
+		words := shellWords(t, in["command"].(string))
+		if words[len(words)-1] != cmd {
+			t.Fatalf("sandboxed command %q, want %q", words[len(words)-1], cmd)
+		}
+	})
 }

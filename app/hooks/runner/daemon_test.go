@@ -1,10 +1,20 @@
-package cli
+package runner
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/daemon/daemontest"
+	"github.com/agatehq/agate/app/hooks"
 	"github.com/agatehq/agate/app/internal/apptest"
+	"github.com/agatehq/agate/keystore"
 )
 
 // TestHooksThroughRealDaemon runs each agent's recorded payloads through
@@ -12,7 +22,7 @@ import (
 // catastrophic one is denied, a risky one goes to the agent's own prompt.
 func TestHooksThroughRealDaemon(t *testing.T) {
 	p := apptest.Paths(t, "")
-	_, c := startDaemon(t, p)
+	_, c := daemontest.Start(t, p)
 	t.Setenv("AGATE_CONFIG", p.Config)
 	t.Setenv("AGATE_STATE_DIR", p.State)
 	t.Setenv("AGATE_SOCKET", p.Socket)
@@ -75,5 +85,57 @@ func TestHooksThroughRealDaemon(t *testing.T) {
 	}
 	if _, out, _ := runHook(t, apptest.WithCommand(t, "claude-code/pretooluse-bash.json", "npm test"), "claude-code", "--agent-timeout", "60s"); !strings.Contains(out, `"permissionDecision":"allow"`) {
 		t.Fatalf("after a new prompt: %q", out)
+	}
+}
+
+// TestPastedThroughTheHooks: each agent's recorded prompt event, with a
+// token pasted in, goes through `agate hook` to a real daemon: the hook
+// answers as for any prompt, and the daemon records the token as pasted
+// into that agent's chat.
+func TestPastedThroughTheHooks(t *testing.T) {
+	p := apptest.Paths(t, "")
+	_, c := daemontest.Start(t, p)
+	t.Setenv("AGATE_CONFIG", p.Config)
+	t.Setenv("AGATE_STATE_DIR", p.State)
+	t.Setenv("AGATE_SOCKET", p.Socket)
+	events := map[string]string{
+		hooks.ClaudeCode: "claude-code/userpromptsubmit.json",
+		hooks.Gemini:     "gemini/beforeagent.json",
+		hooks.Cursor:     "cursor/beforeSubmitPrompt.json",
+		"codex":          "codex/userpromptsubmit.json",
+	}
+	want := map[string]string{} // fingerprint -> agent
+	for i, agent := range slices.Sorted(maps.Keys(events)) {
+		if !hooks.Known(agent) {
+			continue
+		}
+		var in map[string]any
+		if err := json.Unmarshal([]byte(payload(t, events[agent])), &in); err != nil {
+			t.Fatal(err)
+		}
+		token := fmt.Sprintf("ghp_%d%s", i, strings.Repeat("x1Y", 12))
+		in["prompt"] = "push it with " + token + " please"
+		b, _ := json.Marshal(in)
+		code, out, errOut := runHook(t, string(b), agent, "--agent-timeout", "60s")
+		if code != 0 || strings.Contains(out, "deny") || strings.Contains(out, "block") {
+			t.Errorf("%s: the prompt hook answered exit %d %q %q", agent, code, out, errOut)
+		}
+		want[keystore.Fingerprint(token)] = agent
+	}
+	var ls []api.Leak
+	for deadline := time.Now().Add(10 * time.Second); len(ls) < len(want) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		st, err := c.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = st.Leaks
+	}
+	if len(ls) != len(want) {
+		t.Fatalf("leaks %+v, want %d", ls, len(want))
+	}
+	for _, l := range ls {
+		if want[l.Fingerprint] != l.Agent || l.Kind != "GitHub token" || !strings.HasPrefix(l.Where, "pasted into "+l.Agent+"'s chat") {
+			t.Errorf("leak %+v", l)
+		}
 	}
 }

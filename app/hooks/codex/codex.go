@@ -1,9 +1,17 @@
-package hooks
+// Package codex is Codex CLI's hook protocol (docs/hook-protocols.md §9):
+// PreToolUse, which honours only a block, and PermissionRequest, Codex's
+// own prompt about to be shown.
+package codex
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/internal/hookjson"
+	"github.com/agatehq/agate/policy/verdict"
 )
 
 // Codex CLI (docs/hook-protocols.md §9) runs a hook as Claude Code does,
@@ -39,12 +47,13 @@ var codexEvents = map[string]bool{
 // where no hook sees it).
 func codexOutside(tool string) bool { return strings.HasPrefix(tool, "mcp__") }
 
-func parseCodex(data []byte, getenv func(string) string) (*Event, error) {
+// Parse reads a Codex hook input.
+func Parse(data []byte, getenv func(string) string) (*hooks.Event, error) {
 	var in codexInput
-	if err := decodeInput(data, &in); err != nil {
+	if err := hookjson.DecodeInput(data, &in); err != nil {
 		return nil, err
 	}
-	ev := &Event{
+	ev := &hooks.Event{
 		Name:    in.HookEventName,
 		Session: in.SessionID,
 		Run:     in.TurnID,
@@ -68,14 +77,14 @@ func parseCodex(data []byte, getenv func(string) string) (*Event, error) {
 		if in.ToolName == "" {
 			return nil, errors.New(in.HookEventName + " without a tool_name")
 		}
-		args, err := decodeArgs(in.ToolInput)
+		args, err := hookjson.DecodeArgs(in.ToolInput)
 		if err != nil {
 			return nil, err
 		}
 		if event == "PermissionRequest" {
 			delete(args, "description") // the model's justification, not the call's
 		}
-		ev.Kind, ev.Tool, ev.Args, ev.ToolUseID = KindCall, in.ToolName, args, in.ToolUseID
+		ev.Kind, ev.Tool, ev.Args, ev.ToolUseID = hooks.KindCall, in.ToolName, args, in.ToolUseID
 		// PreToolUse cannot hand a call to Codex's prompt;
 		// PermissionRequest is Codex's prompt about to be shown.
 		ev.AgentPrompt = event == "PermissionRequest"
@@ -85,10 +94,10 @@ func parseCodex(data []byte, getenv func(string) string) (*Event, error) {
 		}
 	case "PostToolUse":
 		if codexOutside(in.ToolName) {
-			ev.Kind, ev.Tool = KindTaint, in.ToolName
+			ev.Kind, ev.Tool = hooks.KindTaint, in.ToolName
 		}
 	case "UserPromptSubmit":
-		ev.Kind, ev.Prompt = KindNewRun, in.Prompt
+		ev.Kind, ev.Prompt = hooks.KindNewRun, in.Prompt
 	}
 	return ev, nil
 }
@@ -104,40 +113,43 @@ type codexPermission struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// renderCodex answers a call. PreToolUse: an allow is no output, anything
+// Render answers a call. PreToolUse: an allow is no output, anything
 // else blocks with exit 2 and the reason on stderr (the one answer Codex
 // cannot misread: an extra field in a JSON deny turns it into a failure,
 // and a failure runs the call). PermissionRequest: allow or deny by
 // behavior; an ask is no output, which leaves the call to Codex's own
 // prompt.
-func renderCodex(ev *Event, a Answer) Output {
+func Render(ev *hooks.Event, a hooks.Answer) hooks.Output {
 	if ev.Name == "PermissionRequest" {
 		var out codexPermission
 		out.HookSpecificOutput.HookEventName = "PermissionRequest"
 		switch a.Decision {
-		case Ask:
-			return Output{}
-		case Allow:
+		case verdict.Ask:
+			return hooks.Output{}
+		case verdict.Allow:
 			out.HookSpecificOutput.Decision.Behavior = "allow"
 		default:
 			out.HookSpecificOutput.Decision.Behavior = "deny"
-			out.HookSpecificOutput.Decision.Message = a.modelText()
+			out.HookSpecificOutput.Decision.Message = a.ModelText()
 		}
-		return jsonOutput(out)
+		return hookjson.Output(out)
 	}
-	if a.Decision == Allow {
-		return Output{}
+	if a.Decision == verdict.Allow {
+		return hooks.Output{}
 	}
 	if a.By == "unattended" {
 		// agate denied an ask itself, nobody being there to answer:
 		// say how a person can be asked next time.
-		a.Reason = first(a.Reason, "needs approval") + "; " + codexHowTo
+		a.Reason = cmp.Or(a.Reason, "needs approval") + "; " + HowTo
 	}
 	// Codex adds ". Command: …" after the reason.
-	return Blocked(strings.TrimSuffix(a.modelText(), "."))
+	return hooks.Blocked(strings.TrimSuffix(a.ModelText(), "."))
 }
 
-// codexHowTo says how a person approves a Codex call agate could not ask
+// Neutral is no output: Codex reads it as no decision.
+func Neutral(*hooks.Event) hooks.Output { return hooks.Output{} }
+
+// HowTo says how a person approves a Codex call agate could not ask
 // about: Codex never shows a prompt for what its hook lets through, so
 // agate's own prompt is the only way to be asked.
-const codexHowTo = "to be asked, run `agate approvals --watch` in a terminal or keep agate's tray running, then retry; or allow it with a rule in agate's config"
+const HowTo = "to be asked, run `agate approvals --watch` in a terminal or keep agate's tray running, then retry; or allow it with a rule in agate's config"

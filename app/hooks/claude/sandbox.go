@@ -1,4 +1,4 @@
-package hooks
+package claude
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+
+	"github.com/agatehq/agate/app/hooks/internal/hookjson"
+	"github.com/agatehq/agate/policy/shellquote"
 )
 
 // Sandbox says how SandboxBash confines a command: the flags of `agate
@@ -35,7 +38,7 @@ func SandboxBash(input []byte, s Sandbox) ([]byte, error) {
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(input, &fields); err != nil {
-		return nil, fmt.Errorf("sandbox the command: tool_input: %w", positionErr(input, err))
+		return nil, fmt.Errorf("sandbox the command: tool_input: %w", hookjson.PositionErr(input, err))
 	}
 	var cmd string
 	if raw, ok := fields["command"]; !ok || json.Unmarshal(raw, &cmd) != nil {
@@ -52,11 +55,11 @@ func SandboxBash(input []byte, s Sandbox) ([]byte, error) {
 		}
 	}
 	words = append(words, "--", "bash", "-c", cmd)
-	line, err := shellJoin(words)
+	line, err := shellquote.Join(words)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox the command: %w", err)
 	}
-	return replaceMember(input, "command", mustJSON(line))
+	return replaceMember(input, "command", hookjson.Must(line))
 }
 
 // replaceMember returns the JSON object data, compacted, with the value
@@ -73,11 +76,11 @@ func replaceMember(data []byte, key string, value []byte) ([]byte, error) {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, positionErr(data, err)
+			return nil, hookjson.PositionErr(data, err)
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil, positionErr(data, err)
+			return nil, hookjson.PositionErr(data, err)
 		}
 		if tok == key {
 			end = int(dec.InputOffset())
@@ -93,21 +96,4 @@ func replaceMember(data []byte, key string, value []byte) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-// shellJoin quotes each word for bash (and zsh) and joins them with
-// spaces.
-func shellJoin(words []string) (string, error) {
-	var line []byte
-	for i, w := range words {
-		q, err := shellQuote(w)
-		if err != nil {
-			return "", fmt.Errorf("quote %q: %w", w, err)
-		}
-		if i > 0 {
-			line = append(line, ' ')
-		}
-		line = append(line, q...)
-	}
-	return string(line), nil
 }

@@ -1,7 +1,18 @@
-package hooks
+// Package jsonc edits JSON and JSON-with-comments files as agate's
+// editors do: through github.com/tailscale/hujson's syntax tree, which
+// holds every byte of a file (its whitespace, comments and trailing
+// commas), so an edit changes the members and elements it names and
+// nothing else. What it adds is laid out like its neighbours, in the
+// file's own indentation and line endings, and is plain JSON: it never
+// writes a comment, nor a trailing comma but in a list that already ends
+// with one, so a file with neither keeps neither. A comment stays when
+// what it sat beside is removed. The agents' settings files and the MCP
+// clients' config files are edited with it.
+package jsonc
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -10,18 +21,8 @@ import (
 	"github.com/agatehq/agate/app/internal/strictjson"
 )
 
-// The agents' settings files are edited through hujson's syntax tree,
-// which holds every byte of a file: its whitespace, its comments and its
-// trailing commas (Gemini CLI's and VS Code's settings are JSON with
-// comments). An edit changes the members and elements it names and
-// nothing else. What it adds is laid out like its neighbours, in the
-// file's own indentation and line endings, and is plain JSON: agate never
-// writes a comment, nor a trailing comma but in a list that already ends
-// with one, so a file with neither keeps neither. A comment stays when
-// what it sat beside is removed.
-
-// jsonDoc is a settings file being edited.
-type jsonDoc struct {
+// Doc is a settings file being edited.
+type Doc struct {
 	data []byte       // the file as read
 	root hujson.Value // its syntax tree: Pack gives the file back
 	unit string       // one level of the file's indentation
@@ -29,34 +30,54 @@ type jsonDoc struct {
 	// added holds where the containers agate added start: their line's
 	// indentation and whether they are laid out over lines (those parsed
 	// from the file say it themselves).
-	added map[hujson.ValueTrimmed]box
+	added map[hujson.ValueTrimmed]Box
 	edits int // changes made so far
 }
 
-// box is an object or an array of the document, with where it stands.
-type box struct {
+// Box is an object or an array of the document, with where it stands.
+type Box struct {
 	v      *hujson.Value // its Value is a *hujson.Object or a *hujson.Array
 	indent string        // the indentation of the line it starts on
 	multi  bool          // laid out over lines
-	// On one line: the space after a comma and after a colon, as the box
-	// or, when it does not show, the box around it writes them.
+	// On one line: the space after a comma and after a colon, as the Box
+	// or, when it does not show, the Box around it writes them.
 	comma, colon hujson.Extra
 }
 
-func (b box) object() *hujson.Object { o, _ := b.v.Value.(*hujson.Object); return o }
-func (b box) array() *hujson.Array   { a, _ := b.v.Value.(*hujson.Array); return a }
+// Object is the box's object, nil when it holds an array.
+func (b Box) Object() *hujson.Object { o, _ := b.v.Value.(*hujson.Object); return o }
 
-// parseJSONDoc parses a settings file, which must be one JSON object
+// Array is the box's array, nil when it holds an object.
+func (b Box) Array() *hujson.Array { a, _ := b.v.Value.(*hujson.Array); return a }
+
+// Value is the box's value in the syntax tree.
+func (b Box) Value() *hujson.Value { return b.v }
+
+// Edits is how many changes the document has had.
+func (d *Doc) Edits() int { return d.edits }
+
+// quoted is s as a JSON string, with <, > and & as they are.
+func quoted(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic("jsonc: " + err.Error()) // a Go string always encodes
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// Parse parses a settings file, which must be one JSON object
 // (comments and trailing commas allowed); empty data is a new file. A
 // syntax error says the line and column.
-func parseJSONDoc(data []byte) (*jsonDoc, error) {
-	d := &jsonDoc{data: data, unit: indentUnit(data), nl: "\n", added: map[hujson.ValueTrimmed]box{}}
+func Parse(data []byte) (*Doc, error) {
+	d := &Doc{data: data, unit: IndentUnit(data), nl: "\n", added: map[hujson.ValueTrimmed]Box{}}
 	if bytes.Contains(data, []byte("\r\n")) {
 		d.nl = "\r\n"
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		d.root = hujson.Value{Value: &hujson.Object{}}
-		d.added[d.root.Value] = box{multi: true, comma: hujson.Extra(" "), colon: hujson.Extra(" ")}
+		d.added[d.root.Value] = Box{multi: true, comma: hujson.Extra(" "), colon: hujson.Extra(" ")}
 		return d, nil
 	}
 	if err := strictjson.CheckDepth(data); err != nil {
@@ -75,36 +96,36 @@ func parseJSONDoc(data []byte) (*jsonDoc, error) {
 
 // bytes returns the edited file, with a final line ending. It is an error
 // for a plain JSON file to gain a comment or a trailing comma.
-func (d *jsonDoc) bytes() ([]byte, error) {
+func (d *Doc) Bytes() ([]byte, error) {
 	out := d.root.Pack()
 	if !bytes.HasSuffix(out, []byte("\n")) {
 		out = append(out, d.nl...)
 	}
-	if len(d.data) > 0 && !d.root.IsStandard() && isStandard(d.data) {
+	if len(d.data) > 0 && !d.root.IsStandard() && IsStandard(d.data) {
 		return nil, errors.New("the edit would put a comment or a trailing comma in a plain JSON file")
 	}
 	return out, nil
 }
 
-// isStandard reports whether data is plain JSON: no comments, no
+// IsStandard reports whether data is plain JSON: no comments, no
 // trailing commas.
-func isStandard(data []byte) bool {
+func IsStandard(data []byte) bool {
 	v, err := hujson.Parse(data)
 	return err == nil && v.IsStandard()
 }
 
-// rootBox is the document's top-level object.
-func (d *jsonDoc) rootBox() box {
-	return d.boxOf(box{multi: true, comma: hujson.Extra(" "), colon: hujson.Extra(" ")}, &d.root)
+// Root is the document's top-level object.
+func (d *Doc) Root() Box {
+	return d.BoxOf(Box{multi: true, comma: hujson.Extra(" "), colon: hujson.Extra(" ")}, &d.root)
 }
 
-// boxOf is the box of v, a container inside parent.
-func (d *jsonDoc) boxOf(parent box, v *hujson.Value) box {
+// BoxOf is the Box of v, a container inside parent.
+func (d *Doc) BoxOf(parent Box, v *hujson.Value) Box {
 	if b, ok := d.added[v.Value]; ok {
 		b.v = v
 		return b
 	}
-	b := box{v: v, indent: lineIndent(d.data, v.StartOffset), comma: parent.comma, colon: parent.colon}
+	b := Box{v: v, indent: lineIndent(d.data, v.StartOffset), comma: parent.comma, colon: parent.colon}
 	if parent.multi {
 		// Written over lines around it: the usual spaces on one line.
 		b.comma, b.colon = hujson.Extra(" "), hujson.Extra(" ")
@@ -123,7 +144,7 @@ func (d *jsonDoc) boxOf(parent box, v *hujson.Value) box {
 	if len(bs) >= 2 && isSpace(*bs[len(bs)-1]) {
 		b.comma = *bs[len(bs)-1]
 	}
-	if o := b.object(); o != nil && len(o.Members) > 0 {
+	if o := b.Object(); o != nil && len(o.Members) > 0 {
 		if sp := o.Members[len(o.Members)-1].Value.BeforeExtra; isSpace(sp) {
 			b.colon = sp
 			if len(bs) == 1 {
@@ -146,9 +167,9 @@ func lineIndent(data []byte, off int) string {
 
 func hasNewline(b []byte) bool { return bytes.IndexByte(b, '\n') >= 0 }
 
-// holdsComment reports whether a comment is written inside a container
+// HoldsComment reports whether a comment is written inside a container
 // (not around it).
-func holdsComment(v *hujson.Value) bool {
+func HoldsComment(v *hujson.Value) bool {
 	inner := hujson.Value{Value: v.Value}
 	for x := range inner.All() {
 		if hasComment(x.BeforeExtra) || hasComment(x.AfterExtra) {
@@ -171,9 +192,9 @@ func holdsComment(v *hujson.Value) bool {
 // hasComment reports whether extra holds a comment, not only whitespace.
 func hasComment(b hujson.Extra) bool { return len(bytes.TrimLeft(b, " \t\r\n")) > 0 }
 
-// indentUnit guesses the indentation a JSON file uses: the whitespace at
+// IndentUnit guesses the indentation a JSON file uses: the whitespace at
 // the start of its first indented line, or two spaces.
-func indentUnit(data []byte) string {
+func IndentUnit(data []byte) string {
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		trimmed := bytes.TrimLeft(line, " \t")
 		if len(trimmed) > 0 && len(trimmed) < len(line) {
@@ -183,8 +204,8 @@ func indentUnit(data []byte) string {
 	return "  "
 }
 
-// indices returns the positions of the members named key in an object.
-func indices(o *hujson.Object, key string) []int {
+// Indices returns the positions of the members named key in an object.
+func Indices(o *hujson.Object, key string) []int {
 	var out []int
 	for i, m := range o.Members {
 		if lit, ok := m.Name.Value.(hujson.Literal); ok && lit.String() == key {
@@ -197,8 +218,8 @@ func indices(o *hujson.Object, key string) []int {
 // get returns the value of key in an object: the last member of that
 // name, as the agents (JavaScript) read a key written twice. A null is
 // no value.
-func get(o *hujson.Object, key string) (*hujson.Value, bool) {
-	ix := indices(o, key)
+func Get(o *hujson.Object, key string) (*hujson.Value, bool) {
+	ix := Indices(o, key)
 	if len(ix) == 0 {
 		return nil, false
 	}
@@ -209,9 +230,9 @@ func get(o *hujson.Object, key string) (*hujson.Value, bool) {
 	return v, true
 }
 
-// getString returns key's value if it is a string.
-func getString(o *hujson.Object, key string) (string, bool) {
-	v, ok := get(o, key)
+// GetString returns key's value if it is a string.
+func GetString(o *hujson.Object, key string) (string, bool) {
+	v, ok := Get(o, key)
 	if !ok {
 		return "", false
 	}
@@ -223,37 +244,37 @@ func getString(o *hujson.Object, key string) (string, bool) {
 }
 
 // raw is a value as written, without the space and comments around it.
-func raw(v *hujson.Value) string { return string(hujson.Value{Value: v.Value}.Pack()) }
+func Raw(v *hujson.Value) string { return string(hujson.Value{Value: v.Value}.Pack()) }
 
-// node is JSON that agate adds: a literal, or an object (its members in
+// Node is JSON that agate adds: a literal, or an object (its members in
 // order) or an array.
-type node struct {
+type Node struct {
 	lit     hujson.Literal
 	kind    byte // '{' or '[' for a container, 0 for a literal
 	members []member
-	elems   []node
+	elems   []Node
 }
 
 type member struct {
 	key   string
-	value node
+	value Node
 }
 
-func lit(raw []byte) node { return node{lit: hujson.Literal(raw)} }
+func Lit(raw []byte) Node { return Node{lit: hujson.Literal(raw)} }
 
-// obj builds an object node from key, node pairs.
-func obj(kv ...any) node {
-	n := node{kind: '{'}
+// obj builds an object Node from key, Node pairs.
+func Obj(kv ...any) Node {
+	n := Node{kind: '{'}
 	for i := 0; i+1 < len(kv); i += 2 {
-		n.members = append(n.members, member{key: kv[i].(string), value: kv[i+1].(node)})
+		n.members = append(n.members, member{key: kv[i].(string), value: kv[i+1].(Node)})
 	}
 	return n
 }
 
-func arr(elems ...node) node { return node{kind: '[', elems: elems} }
+func Arr(elems ...Node) Node { return Node{kind: '[', elems: elems} }
 
 // childIndent is the indentation of the lines of b's members or elements.
-func (d *jsonDoc) childIndent(b box) string {
+func (d *Doc) childIndent(b Box) string {
 	befores := befores(b)
 	for i := len(befores) - 1; i >= 0; i-- {
 		if j := bytes.LastIndexByte(*befores[i], '\n'); j >= 0 {
@@ -265,13 +286,13 @@ func (d *jsonDoc) childIndent(b box) string {
 }
 
 // befores are the extras before each member's name or element of b.
-func befores(b box) []*hujson.Extra {
+func befores(b Box) []*hujson.Extra {
 	var out []*hujson.Extra
-	if o := b.object(); o != nil {
+	if o := b.Object(); o != nil {
 		for i := range o.Members {
 			out = append(out, &o.Members[i].Name.BeforeExtra)
 		}
-	} else if a := b.array(); a != nil {
+	} else if a := b.Array(); a != nil {
 		for i := range a.Elements {
 			out = append(out, &a.Elements[i].BeforeExtra)
 		}
@@ -281,13 +302,13 @@ func befores(b box) []*hujson.Extra {
 
 // afters are the extras between each member's value or element and its
 // comma; the last one is nil unless b ends with a trailing comma.
-func afters(b box) []*hujson.Extra {
+func afters(b Box) []*hujson.Extra {
 	var out []*hujson.Extra
-	if o := b.object(); o != nil {
+	if o := b.Object(); o != nil {
 		for i := range o.Members {
 			out = append(out, &o.Members[i].Value.AfterExtra)
 		}
-	} else if a := b.array(); a != nil {
+	} else if a := b.Array(); a != nil {
 		for i := range a.Elements {
 			out = append(out, &a.Elements[i].AfterExtra)
 		}
@@ -295,16 +316,16 @@ func afters(b box) []*hujson.Extra {
 	return out
 }
 
-func afterExtra(b box) *hujson.Extra {
-	if o := b.object(); o != nil {
+func afterExtra(b Box) *hujson.Extra {
+	if o := b.Object(); o != nil {
 		return &o.AfterExtra
 	}
-	return &b.array().AfterExtra
+	return &b.Array().AfterExtra
 }
 
 // spaceFor works out the extra before a new last (or, with first, a new
 // first) member or element of b, and changes b's closing extra to match.
-func (d *jsonDoc) spaceFor(b box, first bool) hujson.Extra {
+func (d *Doc) spaceFor(b Box, first bool) hujson.Extra {
 	bs := befores(b)
 	after := afterExtra(b)
 	if !b.multi {
@@ -360,8 +381,8 @@ func sameLine(extra hujson.Extra) (head, rest hujson.Extra, ok bool) {
 
 // colon returns the extras around the colon of a new member of b, as its
 // last member has them, or as b writes them.
-func colon(b box) (before, after hujson.Extra) {
-	if o := b.object(); o != nil && len(o.Members) > 0 {
+func colon(b Box) (before, after hujson.Extra) {
+	if o := b.Object(); o != nil && len(o.Members) > 0 {
 		m := o.Members[len(o.Members)-1]
 		if isSpace(m.Name.AfterExtra) && isSpace(m.Value.BeforeExtra) {
 			return append(hujson.Extra(nil), m.Name.AfterExtra...), append(hujson.Extra(nil), m.Value.BeforeExtra...)
@@ -371,14 +392,14 @@ func colon(b box) (before, after hujson.Extra) {
 }
 
 // trailing reports whether b ends with a trailing comma.
-func trailing(b box) bool {
+func trailing(b Box) bool {
 	as := afters(b)
 	return len(as) > 0 && *as[len(as)-1] != nil
 }
 
 // build makes the syntax of n, as the value of a member or element of
 // parent that starts a line indented by indent.
-func (d *jsonDoc) build(parent box, indent string, n node) hujson.ValueTrimmed {
+func (d *Doc) build(parent Box, indent string, n Node) hujson.ValueTrimmed {
 	if n.kind == 0 {
 		return n.lit
 	}
@@ -388,20 +409,20 @@ func (d *jsonDoc) build(parent box, indent string, n node) hujson.ValueTrimmed {
 	} else {
 		v.Value = &hujson.Array{}
 	}
-	b := box{v: &v, indent: indent, multi: parent.multi, comma: parent.comma, colon: parent.colon}
+	b := Box{v: &v, indent: indent, multi: parent.multi, comma: parent.comma, colon: parent.colon}
 	d.added[v.Value] = b
 	for _, m := range n.members {
-		d.addMember(b, m.key, m.value, false)
+		d.AddMember(b, m.key, m.value, false)
 	}
 	for _, e := range n.elems {
-		d.appendElement(b, e)
+		d.AppendElement(b, e)
 	}
 	return v.Value
 }
 
-// addMember adds key with value n to the object in b: last, or first.
-func (d *jsonDoc) addMember(b box, key string, n node, first bool) {
-	o := b.object()
+// AddMember adds key with value n to the object in b: last, or first.
+func (d *Doc) AddMember(b Box, key string, n Node, first bool) {
+	o := b.Object()
 	wasTrailing := trailing(b)
 	before := d.spaceFor(b, first)
 	indent := b.indent
@@ -410,7 +431,7 @@ func (d *jsonDoc) addMember(b box, key string, n node, first bool) {
 	}
 	nb, na := colon(b)
 	m := hujson.ObjectMember{
-		Name:  hujson.Value{BeforeExtra: before, Value: hujson.Literal(mustJSON(key)), AfterExtra: nb},
+		Name:  hujson.Value{BeforeExtra: before, Value: hujson.Literal(quoted(key)), AfterExtra: nb},
 		Value: hujson.Value{BeforeExtra: na},
 	}
 	m.Value.Value = d.build(b, indent, n)
@@ -428,9 +449,9 @@ func (d *jsonDoc) addMember(b box, key string, n node, first bool) {
 	d.edits++
 }
 
-// appendElement adds n at the end of the array in b.
-func (d *jsonDoc) appendElement(b box, n node) {
-	a := b.array()
+// AppendElement adds n at the end of the array in b.
+func (d *Doc) AppendElement(b Box, n Node) {
+	a := b.Array()
 	wasTrailing := trailing(b)
 	e := hujson.Value{BeforeExtra: d.spaceFor(b, false)}
 	indent := b.indent
@@ -447,48 +468,48 @@ func (d *jsonDoc) appendElement(b box, n node) {
 
 // set replaces the value of v, a member or element of parent, with n,
 // keeping the space and comments around it.
-func (d *jsonDoc) set(parent box, v *hujson.Value, n node) {
+func (d *Doc) Set(parent Box, v *hujson.Value, n Node) {
 	v.Value = d.build(parent, lineIndent(d.data, v.StartOffset), n)
 	d.edits++
 }
 
-// setMember sets key to n in the object in b: in place (the first of
+// SetMember sets key to n in the object in b: in place (the first of
 // several members of that name, which then go), or added last.
-func (d *jsonDoc) setMember(b box, key string, n node) {
-	ix := indices(b.object(), key)
+func (d *Doc) SetMember(b Box, key string, n Node) {
+	ix := Indices(b.Object(), key)
 	if len(ix) == 0 {
-		d.addMember(b, key, n, false)
+		d.AddMember(b, key, n, false)
 		return
 	}
-	d.set(b, &b.object().Members[ix[0]].Value, n)
-	d.dedupe(b, key)
+	d.Set(b, &b.Object().Members[ix[0]].Value, n)
+	d.Dedupe(b, key)
 }
 
-// dedupe leaves one member named key in the object in b: the last one's
+// Dedupe leaves one member named key in the object in b: the last one's
 // value in the first one's place, as the agents read it.
-func (d *jsonDoc) dedupe(b box, key string) {
-	o := b.object()
-	ix := indices(o, key)
+func (d *Doc) Dedupe(b Box, key string) {
+	o := b.Object()
+	ix := Indices(o, key)
 	if len(ix) < 2 {
 		return
 	}
 	o.Members[ix[0]].Value.Value = o.Members[ix[len(ix)-1]].Value.Value
 	for k := len(ix) - 1; k >= 1; k-- {
-		d.remove(b, ix[k])
+		d.Remove(b, ix[k])
 	}
 }
 
-// removeMember removes every member named key from the object in b.
-func (d *jsonDoc) removeMember(b box, key string) {
-	ix := indices(b.object(), key)
+// RemoveMember removes every member named key from the object in b.
+func (d *Doc) RemoveMember(b Box, key string) {
+	ix := Indices(b.Object(), key)
 	for k := len(ix) - 1; k >= 0; k-- {
-		d.remove(b, ix[k])
+		d.Remove(b, ix[k])
 	}
 }
 
 // remove takes member or element i out of b. The comments before it stay,
 // before what follows it; the space it stood in goes.
-func (d *jsonDoc) remove(b box, i int) {
+func (d *Doc) Remove(b Box, i int) {
 	bs, as := befores(b), afters(b)
 	n := len(bs)
 	gone, goneAfter := *bs[i], *as[i]
@@ -530,10 +551,10 @@ func (d *jsonDoc) remove(b box, i int) {
 			}
 		}
 	}
-	if o := b.object(); o != nil {
+	if o := b.Object(); o != nil {
 		o.Members = append(o.Members[:i:i], o.Members[i+1:]...)
 	} else {
-		a := b.array()
+		a := b.Array()
 		a.Elements = append(a.Elements[:i:i], a.Elements[i+1:]...)
 	}
 	if after := afterExtra(b); n == 1 && !hasComment(*after) {

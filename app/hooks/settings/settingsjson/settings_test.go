@@ -1,4 +1,4 @@
-package hooks
+package settingsjson
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/internal/jsonc"
 	"github.com/tailscale/hujson"
 )
 
@@ -19,7 +21,7 @@ const (
 
 func mustCommand(t *testing.T, bin, agent string) string {
 	t.Helper()
-	c, err := Command(bin, agent)
+	c, err := hooks.Command(bin, agent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +73,8 @@ const claudeSettings = `{
 // TestInstallClaude: agate's hooks are added; everything else stays
 // as it was, in its order.
 func TestHookInstallClaude(t *testing.T) {
-	cmd := mustCommand(t, binA, ClaudeCode)
-	out, changed, err := Install(ClaudeCode, []byte(claudeSettings), cmd, 135*time.Second)
+	cmd := mustCommand(t, binA, hooks.ClaudeCode)
+	out, changed, err := Install(hooks.ClaudeCode, []byte(claudeSettings), cmd, 135*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ func TestHookInstallClaude(t *testing.T) {
 	}
 
 	// Again: nothing to do, and the data comes back as it was.
-	again, changed, err := Install(ClaudeCode, out, cmd, 135*time.Second)
+	again, changed, err := Install(hooks.ClaudeCode, out, cmd, 135*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,14 +112,14 @@ func TestHookInstallClaude(t *testing.T) {
 	}
 
 	// Uninstall gives back the original content.
-	back, changed, err := Uninstall(ClaudeCode, out)
+	back, changed, err := Uninstall(hooks.ClaudeCode, out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !changed || compact(t, back) != compact(t, []byte(claudeSettings)) {
 		t.Errorf("uninstall:\n got %s\nwant %s", compact(t, back), compact(t, []byte(claudeSettings)))
 	}
-	if _, changed, _ := Uninstall(ClaudeCode, back); changed {
+	if _, changed, _ := Uninstall(hooks.ClaudeCode, back); changed {
 		t.Error("second uninstall changed the file")
 	}
 }
@@ -126,17 +128,17 @@ func TestHookInstallClaude(t *testing.T) {
 // entry in place (keeping any other field on it), and duplicates and
 // agate entries under another matcher go.
 func TestHookInstallReplaces(t *testing.T) {
-	old := mustCommand(t, binB, ClaudeCode)
+	old := mustCommand(t, binB, hooks.ClaudeCode)
 	in := `{"hooks":{"PreToolUse":[` +
 		`{"matcher":"","hooks":[{"type":"command","command":"` + old + `","timeout":60,"statusMessage":"agate"},{"type":"command","command":"lint.sh"}]},` +
 		`{"matcher":"*","hooks":[{"type":"command","command":"` + old + `"}]},` +
 		`{"matcher":"Bash","hooks":[{"type":"command","command":"agate hook claude-code"}]}` +
 		`]}}`
-	out, changed, err := Install(ClaudeCode, []byte(in), mustCommand(t, binA, ClaudeCode), 135*time.Second)
+	out, changed, err := Install(hooks.ClaudeCode, []byte(in), mustCommand(t, binA, hooks.ClaudeCode), 135*time.Second)
 	if err != nil || !changed {
 		t.Fatalf("changed %v, err %v", changed, err)
 	}
-	entries, err := Inspect(ClaudeCode, out)
+	entries, err := Inspect(hooks.ClaudeCode, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,25 +166,25 @@ func TestHookInstallGeminiCursor(t *testing.T) {
 	for _, c := range []struct {
 		agent, in, want string
 	}{
-		{Gemini, `{"general":{"vimMode":true},"hooks":{"enabled":true,"disabled":["x"],"BeforeTool":[{"matcher":"write_file","hooks":[{"name":"fmt","type":"command","command":"fmt.sh"}]}]}}`,
+		{hooks.Gemini, `{"general":{"vimMode":true},"hooks":{"enabled":true,"disabled":["x"],"BeforeTool":[{"matcher":"write_file","hooks":[{"name":"fmt","type":"command","command":"fmt.sh"}]}]}}`,
 			`{"general":{"vimMode":true},"hooks":{"enabled":true,"disabled":["x"],` +
 				`"BeforeTool":[{"matcher":"write_file","hooks":[{"name":"fmt","type":"command","command":"fmt.sh"}]},{"matcher":".*","hooks":[{"name":"agate","type":"command","command":"/usr/local/bin/agate-cli hook gemini","timeout":134500}]}],` +
 				`"AfterTool":[{"matcher":".*","hooks":[{"name":"agate","type":"command","command":"/usr/local/bin/agate-cli hook gemini","timeout":134500}]}],` +
 				`"BeforeAgent":[{"hooks":[{"name":"agate","type":"command","command":"/usr/local/bin/agate-cli hook gemini","timeout":134500}]}]}}`},
-		{Cursor, `{"hooks":{"afterFileEdit":[{"command":"./format.sh"}],"beforeShellExecution":[{"command":"./audit.sh"}]}}`,
+		{hooks.Cursor, `{"hooks":{"afterFileEdit":[{"command":"./format.sh"}],"beforeShellExecution":[{"command":"./audit.sh"}]}}`,
 			`{"version":1,"hooks":{"afterFileEdit":[{"command":"./format.sh"}],` +
 				`"beforeShellExecution":[{"command":"./audit.sh"},{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
 				`"beforeMCPExecution":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
 				`"beforeReadFile":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
 				`"afterMCPExecution":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
 				`"beforeSubmitPrompt":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}]}}`},
-		{Cursor, ``, `{"version":1,"hooks":{` +
+		{hooks.Cursor, ``, `{"version":1,"hooks":{` +
 			`"beforeShellExecution":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
 			`"beforeMCPExecution":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
 			`"beforeReadFile":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
 			`"afterMCPExecution":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}],` +
 			`"beforeSubmitPrompt":[{"command":"/usr/local/bin/agate-cli hook cursor","timeout":135}]}}`},
-		{Cursor, `{"version":1}`, ``}, // checked only for the round trip below
+		{hooks.Cursor, `{"version":1}`, ``}, // checked only for the round trip below
 	} {
 		out, changed, err := Install(c.agent, []byte(c.in), mustCommand(t, binA, c.agent), 134500*time.Millisecond)
 		if err != nil || !changed {
@@ -208,7 +210,7 @@ func TestHookInstallGeminiCursor(t *testing.T) {
 		if left, _ := Inspect(c.agent, back); len(left) != 0 {
 			t.Errorf("%s: left after uninstall: %+v", c.agent, left)
 		}
-		if c.in != "" && c.agent == Gemini && compact(t, back) != compact(t, []byte(c.in)) {
+		if c.in != "" && c.agent == hooks.Gemini && compact(t, back) != compact(t, []byte(c.in)) {
 			t.Errorf("%s: uninstall gave %s, want %s", c.agent, compact(t, back), c.in)
 		}
 	}
@@ -224,7 +226,7 @@ func TestHookUninstallKeepsOthers(t *testing.T) {
 		`"PostToolUse":[{"matcher":"WebFetch","hooks":[{"type":"command","command":"/usr/bin/agate hook claude-code"}]}],` +
 		`"Notification":[{"hooks":[{"type":"command","command":"/usr/bin/agate hook cursor"},{"type":"command","command":"/usr/bin/notagate hook claude-code"},{"type":"command","command":"env X=1 /usr/bin/agate hook claude-code"}]}]` +
 		`},"other":1}`
-	out, changed, err := Uninstall(ClaudeCode, []byte(in))
+	out, changed, err := Uninstall(hooks.ClaudeCode, []byte(in))
 	if err != nil || !changed {
 		t.Fatalf("changed %v, err %v", changed, err)
 	}
@@ -235,7 +237,7 @@ func TestHookUninstallKeepsOthers(t *testing.T) {
 	}
 
 	only := `{"a":1,"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"agate hook claude-code"}]}]},"b":2}`
-	out, _, err = Uninstall(ClaudeCode, []byte(only))
+	out, _, err = Uninstall(hooks.ClaudeCode, []byte(only))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +249,7 @@ func TestHookUninstallKeepsOthers(t *testing.T) {
 // TestSettingsErrors: a file agate cannot read is an error that says
 // where, and nothing is produced.
 func TestHookSettingsErrors(t *testing.T) {
-	cmd := mustCommand(t, binA, ClaudeCode)
+	cmd := mustCommand(t, binA, hooks.ClaudeCode)
 	for _, c := range []struct {
 		name, in, want string
 	}{
@@ -260,7 +262,7 @@ func TestHookSettingsErrors(t *testing.T) {
 		{"event not a list", `{"hooks":{"PreToolUse":{}}}`, "hooks.PreToolUse is not a list"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, _, err := Install(ClaudeCode, []byte(c.in), cmd, time.Minute)
+			out, _, err := Install(hooks.ClaudeCode, []byte(c.in), cmd, time.Minute)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("install: out %s, err %v; want an error with %q", out, err, c.want)
 			}
@@ -270,10 +272,10 @@ func TestHookSettingsErrors(t *testing.T) {
 			if c.name == "event not a list" {
 				return // uninstall leaves what it does not own
 			}
-			if _, _, err := Uninstall(ClaudeCode, []byte(c.in)); err == nil {
+			if _, _, err := Uninstall(hooks.ClaudeCode, []byte(c.in)); err == nil {
 				t.Error("uninstall: no error")
 			}
-			if _, err := Inspect(ClaudeCode, []byte(c.in)); err == nil {
+			if _, err := Inspect(hooks.ClaudeCode, []byte(c.in)); err == nil {
 				t.Error("inspect: no error")
 			}
 		})
@@ -286,65 +288,14 @@ func TestHookInstallRefuses(t *testing.T) {
 		agent, cmd string
 		timeout    time.Duration
 	}{
-		{ClaudeCode, "/usr/bin/agate hook gemini", time.Minute},
-		{ClaudeCode, "/usr/bin/other hook claude-code", time.Minute},
-		{ClaudeCode, "/usr/bin/agate hook claude-code", 0},
+		{hooks.ClaudeCode, "/usr/bin/agate hook gemini", time.Minute},
+		{hooks.ClaudeCode, "/usr/bin/other hook claude-code", time.Minute},
+		{hooks.ClaudeCode, "/usr/bin/agate hook claude-code", 0},
 		{"codex", "/usr/bin/agate hook codex", time.Minute},
 	} {
 		if _, _, err := Install(c.agent, nil, c.cmd, c.timeout); err == nil {
 			t.Errorf("Install(%s, %q, %v): no error", c.agent, c.cmd, c.timeout)
 		}
-	}
-}
-
-// TestCommand: the command agate writes is recognised as its own, with
-// the binary path back unquoted; other commands are not.
-func TestHookCommand(t *testing.T) {
-	for _, bin := range []string{
-		"/usr/local/bin/agate", "/usr/local/bin/agate-cli", "/opt/my tools/agate", "/home/o'brien/bin/agate-cli",
-		`/weird/$HOME/"x"/agate`, "agate", `C:\Program Files\agate\agate.exe`,
-	} {
-		for _, agent := range Agents() {
-			cmd, err := Command(bin, agent)
-			if err != nil {
-				t.Fatalf("%q: %v", bin, err)
-			}
-			got, ok := ParseCommand(cmd, agent)
-			if !ok || got != bin {
-				t.Errorf("ParseCommand(%q) = %q, %v; want %q", cmd, got, ok, bin)
-			}
-			for _, other := range Agents() {
-				if _, ok := ParseCommand(cmd, other); ok != (other == agent) {
-					t.Errorf("ParseCommand(%q, %s) = %v", cmd, other, ok)
-				}
-			}
-		}
-	}
-	for _, cmd := range []string{
-		"/usr/bin/agate-helper hook claude-code",
-		"/usr/bin/agate hook claude-code --bogus /x",
-		"/usr/bin/agate hook claude-code --socket",
-		"/usr/bin/agate hook claude-code --socket /x --socket /y",
-		"/usr/bin/agate hook claude-code --agent-timeout soon",
-		"/usr/bin/agate hook claude-code extra",
-		"/usr/bin/agate hook claude-code --socket '/x",
-		"env A=1 /usr/bin/agate hook claude-code",
-		"$HOME/bin/agate hook claude-code",
-		"/usr/bin/agate; rm -rf ~ hook claude-code",
-		"'/usr/bin/agate hook claude-code",
-		"hook claude-code",
-		"agatehook claude-code",
-		"",
-	} {
-		if bin, ok := ParseCommand(cmd, ClaudeCode); ok {
-			t.Errorf("ParseCommand(%q) = %q, want not agate's", cmd, bin)
-		}
-	}
-	if _, err := Command("/usr/bin/agate\x00", ClaudeCode); err == nil {
-		t.Error("a NUL in the path: no error")
-	}
-	if _, err := Command("/usr/bin/agate", "aider"); err == nil {
-		t.Error("unknown agent: no error")
 	}
 }
 
@@ -356,8 +307,8 @@ func TestHookIndentUnit(t *testing.T) {
 		`{"a": 1}`:           "  ",
 		"":                   "  ",
 	} {
-		if got := indentUnit([]byte(in)); got != want {
-			t.Errorf("indentUnit(%q) = %q, want %q", in, got, want)
+		if got := jsonc.IndentUnit([]byte(in)); got != want {
+			t.Errorf("jsonc.IndentUnit(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -366,58 +317,16 @@ func TestHookIndentUnit(t *testing.T) {
 // the last value in the first place, and written once.
 func TestHookRepeatedKeys(t *testing.T) {
 	in := `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"agate hook claude-code"}]}],"Stop":[],"PreToolUse":[]},"a":1,"hooks":{"Stop":[]}}`
-	entries, err := Inspect(ClaudeCode, []byte(in))
+	entries, err := Inspect(hooks.ClaudeCode, []byte(in))
 	if err != nil || len(entries) != 0 {
 		t.Fatalf("entries %+v, err %v; want none: the last hooks wins", entries, err)
 	}
-	out, _, err := Install(ClaudeCode, []byte(in), "agate hook claude-code", time.Minute)
+	out, _, err := Install(hooks.ClaudeCode, []byte(in), "agate hook claude-code", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(keysOf(t, out), ","); got != "hooks,a" {
 		t.Errorf("keys %s", got)
-	}
-}
-
-func TestCommandWithTimeout(t *testing.T) {
-	c, err := CommandWithTimeout("/usr/bin/agate-hook", ClaudeCode, 135*time.Second)
-	if err != nil || c != "/usr/bin/agate-hook hook claude-code --agent-timeout 135s" {
-		t.Fatalf("%q %v", c, err)
-	}
-	if bin, ok := ParseCommand(c, ClaudeCode); !ok || bin != "/usr/bin/agate-hook" {
-		t.Fatalf("ParseCommand(%q) = %q %v", c, bin, ok)
-	}
-	if _, ok := ParseCommand("/usr/bin/agate-hook hook claude-code --agent-timeout x; rm -rf /", ClaudeCode); ok {
-		t.Fatal("a command with more after it is agate's")
-	}
-}
-
-// TestHookCommandWith: the socket and config paths an installed command
-// carries are read back, quoted or not, in any order.
-func TestHookCommandWith(t *testing.T) {
-	o := CommandOptions{AgentTimeout: 135 * time.Second, Socket: "/run/user/1000/agate/agate.sock", Config: "/home/o'brien/my config/agate.toml"}
-	c, err := CommandWith("/opt/my tools/agate-hook", Gemini, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `'/opt/my tools/agate-hook' hook gemini --agent-timeout 135s --socket /run/user/1000/agate/agate.sock --config '/home/o'"'"'brien/my config/agate.toml'`
-	if c != want {
-		t.Fatalf("command %s\nwant    %s", c, want)
-	}
-	hc, ok := ParseCommandWith(c, Gemini)
-	if !ok || hc.Bin != "/opt/my tools/agate-hook" || hc.CommandOptions != o {
-		t.Fatalf("ParseCommandWith(%q) = %+v, %v", c, hc, ok)
-	}
-	for _, c := range []string{
-		"agate-hook hook gemini --config /c.toml --socket /s.sock",
-		`agate-hook hook gemini --socket "/s.sock" --config /c.toml`,
-	} {
-		if hc, ok := ParseCommandWith(c, Gemini); !ok || hc.Socket != "/s.sock" || hc.Config != "/c.toml" {
-			t.Errorf("ParseCommandWith(%q) = %+v, %v", c, hc, ok)
-		}
-	}
-	if _, err := CommandWith("/usr/bin/agate-hook", Gemini, CommandOptions{Socket: "run/agate.sock"}); err == nil {
-		t.Error("a relative socket: no error")
 	}
 }
 
@@ -463,10 +372,10 @@ func commentsOf(t *testing.T, data []byte) []string {
 	return out
 }
 
-// geminiCommented is a Gemini CLI settings file as a person keeps it:
+// geminiCommented is a hooks.Gemini CLI settings file as a person keeps it:
 // line and block comments, trailing commas, another tool's hook.
 const geminiCommented = `{
-  // Gemini CLI settings: JSON with comments.
+  // hooks.Gemini CLI settings: JSON with comments.
   "general": {"vimMode": true}, // vim, always
   /* the hooks I run */
   "hooks": {
@@ -486,8 +395,8 @@ const geminiCommented = `{
 // trailing comma still do, and Uninstall gives the file back byte for
 // byte.
 func TestHookSettingsKeepComments(t *testing.T) {
-	cmd := mustCommand(t, binA, Gemini)
-	out, changed, err := Install(Gemini, []byte(geminiCommented), cmd, 135*time.Second)
+	cmd := mustCommand(t, binA, hooks.Gemini)
+	out, changed, err := Install(hooks.Gemini, []byte(geminiCommented), cmd, 135*time.Second)
 	if err != nil || !changed {
 		t.Fatalf("install: changed %v, err %v", changed, err)
 	}
@@ -495,7 +404,7 @@ func TestHookSettingsKeepComments(t *testing.T) {
 		t.Errorf("comments\n got %q\nwant %q\n%s", got, want, out)
 	}
 	for _, line := range []string{
-		"  // Gemini CLI settings: JSON with comments.\n",
+		"  // hooks.Gemini CLI settings: JSON with comments.\n",
 		`  "general": {"vimMode": true}, // vim, always` + "\n",
 		"  /* the hooks I run */\n",
 		`      {"matcher": "write_file", "hooks": [{"name": "fmt", "type": "command", "command": "fmt.sh"}]}, // format first` + "\n",
@@ -508,18 +417,18 @@ func TestHookSettingsKeepComments(t *testing.T) {
 	if !strings.Contains(string(out), "        ]\n      },\n    ],\n") {
 		t.Errorf("BeforeTool's list lost its trailing comma:\n%s", out)
 	}
-	entries, err := Inspect(Gemini, out)
-	if err != nil || len(entries) != len(Hooks(Gemini)) {
+	entries, err := Inspect(hooks.Gemini, out)
+	if err != nil || len(entries) != len(Hooks(hooks.Gemini)) {
 		t.Fatalf("inspect: %+v, %v", entries, err)
 	}
 	std, err := hujson.Standardize(bytes.Clone(out))
 	if err != nil || !json.Valid(std) {
 		t.Fatalf("the result is not JSON with comments: %v\n%s", err, out)
 	}
-	if again, changed, err := Install(Gemini, out, cmd, 135*time.Second); err != nil || changed || string(again) != string(out) {
+	if again, changed, err := Install(hooks.Gemini, out, cmd, 135*time.Second); err != nil || changed || string(again) != string(out) {
 		t.Errorf("second install: changed %v, err %v", changed, err)
 	}
-	back, changed, err := Uninstall(Gemini, out)
+	back, changed, err := Uninstall(hooks.Gemini, out)
 	if err != nil || !changed || string(back) != geminiCommented {
 		t.Errorf("uninstall: changed %v, err %v:\n%s\nwant the original:\n%s", changed, err, back, geminiCommented)
 	}
@@ -534,11 +443,11 @@ func TestHookSettingsKeepComments(t *testing.T) {
 // gives the file back byte for byte.
 func TestHookStrictStaysStrict(t *testing.T) {
 	for _, c := range []struct{ agent, in string }{
-		{ClaudeCode, claudeSettings},
-		{ClaudeCode, "{}\n"},
-		{ClaudeCode, "{\n\t\"model\": \"opus\",\n\t\"hooks\": {\"Notification\": []}\n}\n"},
-		{ClaudeCode, "{\r\n  \"model\": \"opus\"\r\n}\r\n"},
-		{Gemini, `{"general":{"vimMode":true},"hooks":{"BeforeTool":[{"matcher":"write_file","hooks":[{"name":"fmt","type":"command","command":"fmt.sh"}]}]}}` + "\n"},
+		{hooks.ClaudeCode, claudeSettings},
+		{hooks.ClaudeCode, "{}\n"},
+		{hooks.ClaudeCode, "{\n\t\"model\": \"opus\",\n\t\"hooks\": {\"Notification\": []}\n}\n"},
+		{hooks.ClaudeCode, "{\r\n  \"model\": \"opus\"\r\n}\r\n"},
+		{hooks.Gemini, `{"general":{"vimMode":true},"hooks":{"BeforeTool":[{"matcher":"write_file","hooks":[{"name":"fmt","type":"command","command":"fmt.sh"}]}]}}` + "\n"},
 	} {
 		out, changed, err := Install(c.agent, []byte(c.in), mustCommand(t, binA, c.agent), time.Minute)
 		if err != nil || !changed {
@@ -558,7 +467,7 @@ func TestHookStrictStaysStrict(t *testing.T) {
 			t.Errorf("uninstall of %q: %v\n%q", c.in, err, back)
 		}
 	}
-	out, _, _ := Install(ClaudeCode, []byte(claudeSettings), mustCommand(t, binA, ClaudeCode), time.Minute)
+	out, _, _ := Install(hooks.ClaudeCode, []byte(claudeSettings), mustCommand(t, binA, hooks.ClaudeCode), time.Minute)
 	for _, line := range []string{
 		"{\n    \"model\": \"opus\",\n    \"permissions\": {\"allow\": [\"Bash(npm test)\"], \"deny\": []},\n    \"hooks\": {\n",
 		`        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}, {"hooks": [`,
@@ -584,7 +493,7 @@ func FuzzHookSettingsKeepComments(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, agent := range Agents() {
+		for _, agent := range hooks.Agents() {
 			out, changed, err := Install(agent, data, "/usr/bin/agate hook "+agent, time.Minute)
 			if err != nil || !changed {
 				continue
@@ -601,6 +510,60 @@ func FuzzHookSettingsKeepComments(f *testing.F) {
 			}
 			if got, want := commentsOf(t, back), commentsOf(t, data); !reflect.DeepEqual(got, want) {
 				t.Fatalf("uninstall: comments\n got %q\nwant %q\nin\n%s", got, want, back)
+			}
+		}
+	})
+}
+
+// FuzzSettings: for any settings file, Install either fails or installs
+// every hook, once; a second Install changes nothing; Uninstall removes
+// every agate hook and nothing else.
+func FuzzHookSettings(f *testing.F) {
+	for _, s := range []string{claudeSettings, ``, `{}`, `{"hooks":null}`, `{"version":1,"hooks":{"beforeReadFile":[{"command":"agate hook cursor"}]}}`,
+		`{"hooks":{"BeforeTool":[{"matcher":"*","hooks":[{"command":"/x/agate-cli hook gemini","timeout":"x"}]},{"hooks":7},5]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, agent := range hooks.Agents() {
+			cmd := "/usr/bin/agate hook " + agent
+			out, changed, err := Install(agent, data, cmd, time.Minute)
+			if err != nil {
+				if _, err2 := Inspect(agent, data); err2 == nil && json.Valid(data) {
+					// Install may refuse a file Inspect reads (an event
+					// that is not a list): it must say so.
+					if !strings.Contains(err.Error(), "not a list") {
+						t.Fatalf("install failed on a readable file: %v", err)
+					}
+				}
+				continue
+			}
+			if !changed && string(out) != string(data) {
+				t.Fatal("unchanged but different")
+			}
+			entries, err := Inspect(agent, out)
+			if err != nil {
+				t.Fatalf("installed file unreadable: %v\n%s", err, out)
+			}
+			for _, h := range Hooks(agent) {
+				n := 0
+				for _, e := range entries {
+					if e.Event == h.Event && sameMatcher(e.Matcher, h.Matcher) && e.Command == cmd {
+						n++
+					}
+				}
+				if n != 1 {
+					t.Fatalf("%s: %d entries for %s in\n%s", agent, n, h.Event, out)
+				}
+			}
+			if again, changed, err := Install(agent, out, cmd, time.Minute); err != nil || changed || string(again) != string(out) {
+				t.Fatalf("second install: changed %v, err %v", changed, err)
+			}
+			back, _, err := Uninstall(agent, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if left, err := Inspect(agent, back); err != nil || len(left) != 0 {
+				t.Fatalf("after uninstall: %+v, %v", left, err)
 			}
 		}
 	})

@@ -1,9 +1,18 @@
-package hooks
+// Package gemini is Gemini CLI's hook protocol (docs/hook-protocols.md):
+// BeforeTool answered with decision allow, deny or ask, MCP tools named
+// from mcp_context, AfterTool and BeforeAgent for a run's taint and its
+// start.
+package gemini
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/internal/hookjson"
+	"github.com/agatehq/agate/policy/verdict"
 )
 
 // geminiInput is the part of a Gemini CLI hook input agate reads.
@@ -36,12 +45,12 @@ var geminiOutsideTools = map[string]bool{
 // Claude Code and agate's catalog name them. isMCP says mcp_context was
 // there.
 func geminiTool(in *geminiInput) (name string, isMCP bool) {
-	if len(in.MCPContext) == 0 || isNull(in.MCPContext) {
+	if len(in.MCPContext) == 0 || hookjson.IsNull(in.MCPContext) {
 		return in.ToolName, false
 	}
 	var mc geminiMCP
 	if json.Unmarshal(in.MCPContext, &mc) == nil && mc.ServerName != "" && mc.ToolName != "" {
-		return "mcp__" + serverName(mc.ServerName) + "__" + mc.ToolName, true
+		return hooks.MCPToolName(mc.ServerName, mc.ToolName), true
 	}
 	// An MCP tool whose server is not named must never pass for a
 	// built-in tool of the same name (a server's "read_file").
@@ -52,16 +61,17 @@ func geminiTool(in *geminiInput) (name string, isMCP bool) {
 	return "mcp__unknown__" + tool, true
 }
 
-func parseGemini(data []byte, getenv func(string) string) (*Event, error) {
+// Parse reads a Gemini CLI hook input.
+func Parse(data []byte, getenv func(string) string) (*hooks.Event, error) {
 	var in geminiInput
-	if err := decodeInput(data, &in); err != nil {
+	if err := hookjson.DecodeInput(data, &in); err != nil {
 		return nil, err
 	}
-	ev := &Event{
+	ev := &hooks.Event{
 		Name:        in.HookEventName,
 		Session:     in.SessionID,
 		Cwd:         in.Cwd,
-		Workspace:   first(getenv("GEMINI_PROJECT_DIR"), getenv("CLAUDE_PROJECT_DIR")),
+		Workspace:   cmp.Or(getenv("GEMINI_PROJECT_DIR"), getenv("CLAUDE_PROJECT_DIR")),
 		Interactive: true,
 		// Gemini CLI takes "ask" from BeforeTool since PR #21146 (March
 		// 2026); older versions ignore it and run their own confirmation.
@@ -74,11 +84,11 @@ func parseGemini(data []byte, getenv func(string) string) (*Event, error) {
 		if in.ToolName == "" {
 			return nil, errors.New("BeforeTool without a tool_name")
 		}
-		args, err := decodeArgs(in.ToolInput)
+		args, err := hookjson.DecodeArgs(in.ToolInput)
 		if err != nil {
 			return nil, err
 		}
-		ev.Kind, ev.Args = KindCall, args
+		ev.Kind, ev.Args = hooks.KindCall, args
 		var isMCP bool
 		ev.Tool, isMCP = geminiTool(&in)
 		if why := geminiUnconfirmed(in.ToolName, isMCP); why != "" {
@@ -87,10 +97,10 @@ func parseGemini(data []byte, getenv func(string) string) (*Event, error) {
 	case "AfterTool":
 		tool, isMCP := geminiTool(&in)
 		if isMCP || geminiOutsideTools[in.ToolName] || strings.HasPrefix(in.ToolName, "mcp_") {
-			ev.Kind, ev.Tool = KindTaint, tool
+			ev.Kind, ev.Tool = hooks.KindTaint, tool
 		}
 	case "BeforeAgent":
-		ev.Kind, ev.Prompt = KindNewRun, in.Prompt
+		ev.Kind, ev.Prompt = hooks.KindNewRun, in.Prompt
 	}
 	return ev, nil
 }
@@ -116,22 +126,26 @@ func geminiUnconfirmed(tool string, isMCP bool) string {
 // when the call is blocked; systemMessage to the person (in the
 // confirmation dialog for an ask).
 type geminiOutput struct {
-	Decision      Decision `json:"decision"`
-	Reason        string   `json:"reason,omitempty"`
-	SystemMessage string   `json:"systemMessage,omitempty"`
+	Decision      verdict.Verdict `json:"decision"`
+	Reason        string          `json:"reason,omitempty"`
+	SystemMessage string          `json:"systemMessage,omitempty"`
 }
 
-func renderGemini(ev *Event, a Answer) Output {
+// Render answers a BeforeTool.
+func Render(ev *hooks.Event, a hooks.Answer) hooks.Output {
 	out := geminiOutput{Decision: a.Decision}
 	switch a.Decision {
-	case Allow:
-		out.Reason = a.userText()
-	case Ask:
-		out.Reason = a.userText()
-		out.SystemMessage = a.userText()
+	case verdict.Allow:
+		out.Reason = a.UserText()
+	case verdict.Ask:
+		out.Reason = a.UserText()
+		out.SystemMessage = a.UserText()
 	default:
-		out.Reason = a.modelText()
-		out.SystemMessage = a.userText()
+		out.Reason = a.ModelText()
+		out.SystemMessage = a.UserText()
 	}
-	return jsonOutput(out)
+	return hookjson.Output(out)
 }
+
+// Neutral is an empty object: no decision.
+func Neutral(*hooks.Event) hooks.Output { return hooks.Output{Stdout: []byte("{}\n")} }

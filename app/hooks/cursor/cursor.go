@@ -1,13 +1,22 @@
-package hooks
+// Package cursor is Cursor's hook protocol (docs/hook-protocols.md):
+// beforeShellExecution, beforeMCPExecution and beforeReadFile answered
+// with permission allow, deny or ask, and preToolUse with decision allow
+// or deny.
+package cursor
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/internal/hookjson"
+	"github.com/agatehq/agate/policy/verdict"
 )
 
 // cursorInput is the part of a Cursor hook input agate reads. The fields
@@ -27,21 +36,22 @@ type cursorInput struct {
 	Prompt         string          `json:"prompt"`     // beforeSubmitPrompt
 }
 
-func parseCursor(data []byte, getenv func(string) string) (*Event, error) {
+// Parse reads a Cursor hook input.
+func Parse(data []byte, getenv func(string) string) (*hooks.Event, error) {
 	var in cursorInput
-	if err := decodeInput(data, &in); err != nil {
+	if err := hookjson.DecodeInput(data, &in); err != nil {
 		return nil, err
 	}
 	root := ""
 	if len(in.WorkspaceRoots) > 0 {
 		root = in.WorkspaceRoots[0]
 	}
-	ev := &Event{
+	ev := &hooks.Event{
 		Name:        in.HookEventName,
-		Session:     first(in.ConversationID, in.SessionID),
+		Session:     cmp.Or(in.ConversationID, in.SessionID),
 		Run:         in.GenerationID,
-		Cwd:         first(in.Cwd, root),
-		Workspace:   first(getenv("CURSOR_PROJECT_DIR"), root),
+		Cwd:         cmp.Or(in.Cwd, root),
+		Workspace:   cmp.Or(getenv("CURSOR_PROJECT_DIR"), root),
 		Interactive: true,
 		AgentPrompt: true,
 	}
@@ -52,7 +62,7 @@ func parseCursor(data []byte, getenv func(string) string) (*Event, error) {
 		if in.Command == nil {
 			return nil, errors.New("beforeShellExecution without a command")
 		}
-		ev.Kind, ev.Tool, ev.Args = KindCall, "bash", map[string]any{"command": *in.Command}
+		ev.Kind, ev.Tool, ev.Args = hooks.KindCall, "bash", map[string]any{"command": *in.Command}
 	case "beforeMCPExecution":
 		if in.ToolName == "" {
 			return nil, errors.New("beforeMCPExecution without a tool_name")
@@ -61,31 +71,31 @@ func parseCursor(data []byte, getenv func(string) string) (*Event, error) {
 		if err != nil {
 			return nil, err
 		}
-		ev.Kind, ev.Tool, ev.Args = KindCall, cursorMCPName(&in), args
+		ev.Kind, ev.Tool, ev.Args = hooks.KindCall, cursorMCPName(&in), args
 	case "beforeReadFile":
 		if in.FilePath == nil || *in.FilePath == "" {
 			return nil, errors.New("beforeReadFile without a file_path")
 		}
-		ev.Kind, ev.Tool, ev.Args = KindCall, "read_file", map[string]any{"path": *in.FilePath}
+		ev.Kind, ev.Tool, ev.Args = hooks.KindCall, "read_file", map[string]any{"path": *in.FilePath}
 		ev.AgentPrompt = false // beforeReadFile takes allow or deny only
 	case "preToolUse":
 		if in.ToolName == "" {
 			return nil, errors.New("preToolUse without a tool_name")
 		}
-		args, err := decodeArgs(in.ToolInput)
+		args, err := hookjson.DecodeArgs(in.ToolInput)
 		if err != nil {
 			return nil, err
 		}
-		ev.Kind, ev.Args = KindCall, args
+		ev.Kind, ev.Args = hooks.KindCall, args
 		ev.Tool = cursorTool(in.ToolName)
 		if wd, ok := args["working_directory"].(string); ok && wd != "" {
 			ev.Cwd = wd
 		}
 		ev.AgentPrompt = false // preToolUse takes allow or deny only
 	case "afterMCPExecution":
-		ev.Kind, ev.Tool = KindTaint, cursorMCPName(&in)
+		ev.Kind, ev.Tool = hooks.KindTaint, cursorMCPName(&in)
 	case "beforeSubmitPrompt":
-		ev.Kind, ev.Prompt = KindNewRun, in.Prompt
+		ev.Kind, ev.Prompt = hooks.KindNewRun, in.Prompt
 	}
 	return ev, nil
 }
@@ -118,13 +128,13 @@ func cursorMCPArgs(raw json.RawMessage) (map[string]any, error) {
 		if strings.TrimSpace(s) == "" {
 			return map[string]any{}, nil
 		}
-		args, err := decodeArgs(json.RawMessage(s))
+		args, err := hookjson.DecodeArgs(json.RawMessage(s))
 		if err != nil {
 			return nil, fmt.Errorf("tool_input string: %w", err)
 		}
 		return args, nil
 	}
-	return decodeArgs(raw)
+	return hookjson.DecodeArgs(raw)
 }
 
 // cursorMCPName names an MCP tool mcp__SERVER__TOOL. Cursor does not say
@@ -135,7 +145,7 @@ func cursorMCPArgs(raw json.RawMessage) (map[string]any, error) {
 func cursorMCPName(in *cursorInput) string {
 	if rest, ok := strings.CutPrefix(in.ToolName, "MCP:"); ok {
 		if server, tool, ok := strings.Cut(rest, ":"); ok && server != "" && tool != "" {
-			return "mcp__" + serverName(server) + "__" + tool
+			return hooks.MCPToolName(server, tool)
 		}
 	}
 	server := ""
@@ -147,7 +157,7 @@ func cursorMCPName(in *cursorInput) string {
 	if server == "" && in.Command != nil {
 		server = commandServer(*in.Command)
 	}
-	return "mcp__" + serverName(first(server, "unknown")) + "__" + in.ToolName
+	return hooks.MCPToolName(cmp.Or(server, "unknown"), in.ToolName)
 }
 
 // commandServer guesses an MCP server's name from the command that starts
@@ -190,64 +200,54 @@ func commandServer(cmd string) string {
 // base is the last element of a slash or backslash path.
 func base(p string) string { return path.Base(strings.ReplaceAll(p, `\`, "/")) }
 
-// serverName keeps a server name to letters, digits, '.', '-' and single
-// inner '_', so that it cannot forge the "__" separators of
-// mcp__SERVER__TOOL.
-func serverName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	s = b.String()
-	for strings.Contains(s, "__") {
-		s = strings.ReplaceAll(s, "__", "_")
-	}
-	return first(strings.Trim(s, "_"), "unknown")
-}
-
 // cursorPermission is the answer of beforeShellExecution and
 // beforeMCPExecution (permission, user_message, agent_message) and of
 // beforeReadFile (permission and user_message only). Cursor 1.7 spelled
 // the messages userMessage and agentMessage; only the current spelling is
 // written, since permission, the decision, is spelled the same in both.
 type cursorPermission struct {
-	Permission   Decision `json:"permission"`
-	UserMessage  string   `json:"user_message,omitempty"`
-	AgentMessage string   `json:"agent_message,omitempty"`
+	Permission   verdict.Verdict `json:"permission"`
+	UserMessage  string          `json:"user_message,omitempty"`
+	AgentMessage string          `json:"agent_message,omitempty"`
 }
 
 // cursorDecision is the answer of preToolUse.
 type cursorDecision struct {
-	Decision Decision `json:"decision"`
-	Reason   string   `json:"reason,omitempty"`
+	Decision verdict.Verdict `json:"decision"`
+	Reason   string          `json:"reason,omitempty"`
 }
 
-func renderCursor(ev *Event, a Answer) Output {
+// Render answers a call.
+func Render(ev *hooks.Event, a hooks.Answer) hooks.Output {
 	if ev.Name == "preToolUse" {
 		out := cursorDecision{Decision: a.Decision}
-		if a.Decision != Allow {
-			out.Reason = a.modelText()
+		if a.Decision != verdict.Allow {
+			out.Reason = a.ModelText()
 		}
-		return jsonOutput(out)
+		return hookjson.Output(out)
 	}
 	out := cursorPermission{Permission: a.Decision}
 	switch a.Decision {
-	case Allow:
+	case verdict.Allow:
 		// Nothing to show: a message here would pop up on every call.
-	case Ask:
-		out.UserMessage = a.userText()
-		out.AgentMessage = "agate asked the user to approve this call: " + a.detail()
+	case verdict.Ask:
+		out.UserMessage = a.UserText()
+		out.AgentMessage = "agate asked the user to approve this call: " + a.Detail()
 	default:
-		out.UserMessage = a.userText()
-		out.AgentMessage = a.modelText()
+		out.UserMessage = a.UserText()
+		out.AgentMessage = a.ModelText()
 	}
 	if ev.Name == "beforeReadFile" {
 		out.AgentMessage = ""
 	}
-	return jsonOutput(out)
+	return hookjson.Output(out)
+}
+
+// Neutral is an empty object, or for beforeSubmitPrompt "continue": the
+// agent goes on.
+func Neutral(ev *hooks.Event) hooks.Output {
+	if ev.Name == "beforeSubmitPrompt" {
+		return hooks.Output{Stdout: []byte(`{"continue":true}` + "\n")}
+	}
+	return hooks.Output{Stdout: []byte("{}\n")}
 }
