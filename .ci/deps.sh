@@ -2,7 +2,8 @@
 # Installs, when missing, the Debian/Ubuntu packages agate's build and
 # tests need. Usage: .ci/deps.sh [build] [test] [desktop]
 #   build    cgo, GL and X11 headers for the Fyne desktop app
-#   test     Xvfb, D-Bus, gnome-keyring (a real Secret Service), bubblewrap
+#   test     Xvfb, D-Bus, gnome-keyring (a real Secret Service), bubblewrap,
+#            zsh (the shell quoter is read back in bash and zsh)
 #   desktop  a notification daemon, xdotool and imagemagick for the
 #            end-to-end desktop test and screenshots
 #   agents   tmux, the terminal the agents' interactive UIs run in
@@ -16,7 +17,7 @@ for set in "$@"; do
     build) want+=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev
                   libxinerama-dev libxi-dev libxxf86vm-dev) ;;
     test) want+=(ca-certificates xvfb xauth libgl1-mesa-dri dbus dbus-x11 gnome-keyring bubblewrap
-                 uidmap util-linux procps) ;;
+                 uidmap util-linux procps zsh) ;;
     desktop) want+=(xdotool imagemagick dunst libnotify-bin libglib2.0-bin x11-utils) ;;
     agents) want+=(tmux) ;;
     *) echo "deps.sh: unknown set $set" >&2; exit 2 ;;

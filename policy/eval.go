@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/agatehq/agate/policy/shellquote"
 )
 
 // escapeGlob makes a tool name a glob that matches only itself: a tool
@@ -754,7 +756,7 @@ func (p *Policy) analyseCommand(c *call) {
 			}
 			argv = append(argv, s)
 		}
-		q, err := quoteArgv(argv)
+		q, err := shellquote.Join(argv)
 		if err != nil {
 			c.err = fmt.Errorf("argument %q: %v", c.t.command, err)
 			return

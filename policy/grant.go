@@ -164,6 +164,16 @@ func parseNarrow(s string) (Grant, error) {
 	return g, nil
 }
 
+// grantWord is w as a word of a grant's command prefix, as splitWords
+// reads it back: bare, or "quoted" as Go quotes it. It is the grant's
+// own syntax, not a shell's: the prefix is never run.
+func grantWord(w string) string {
+	if w != "" && !strings.ContainsAny(w, " \t\n'\"\\$`|&;<>()*?[]{}~#!") {
+		return w
+	}
+	return strconv.Quote(w)
+}
+
 // splitWords splits a prefix written as shell words: bare, or "quoted"
 // as Go quotes them.
 func splitWords(s string) ([]string, error) {
@@ -203,7 +213,7 @@ func (g Grant) String() string {
 			if i > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(quoteWord(w))
+			b.WriteString(grantWord(w))
 		}
 		b.WriteByte(')')
 	}

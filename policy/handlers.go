@@ -4,6 +4,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/agatehq/agate/policy/shellquote"
 )
 
 // handler adds what a program's catalog entry cannot say as data. Entries
@@ -692,11 +694,12 @@ func envHandler(c *cmdRun) {
 				c.add(Effect{Kind: EffExec, What: "env -S with a string not known until it runs"})
 				return
 			}
-			rest := make([]string, 0, len(words)-i)
-			for _, w := range words[i:] {
-				rest = append(rest, quoteWord(w))
+			rest, err := shellquote.Join(words[i:])
+			if err != nil {
+				c.unknown("env -S with a word agate cannot write back: " + err.Error())
+				return
 			}
-			c.sh.parse(strings.TrimSpace(s+" "+strings.Join(rest, " ")), c.depth+1)
+			c.sh.parse(strings.TrimSpace(s+" "+rest), c.depth+1)
 			return
 		case strings.HasPrefix(a, "-"):
 			c.unknown("env " + a + " is not an option agate knows")

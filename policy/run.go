@@ -3,7 +3,6 @@ package policy
 import (
 	"net/url"
 	"path"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -763,13 +762,4 @@ func (c *cmdRun) shadowed(v string) bool {
 		}
 	}
 	return false
-}
-
-// quoteWord is w as a shell word, for the texts of commands a handler
-// makes up.
-func quoteWord(w string) string {
-	if w != "" && !strings.ContainsAny(w, " \t\n'\"\\$`|&;<>()*?[]{}~#!") {
-		return w
-	}
-	return strconv.Quote(w)
 }

@@ -1213,20 +1213,3 @@ func callsName(st *syntax.Stmt, name string) bool {
 	})
 	return found
 }
-
-// quoteArgv turns an argv (Codex sends commands as arrays) into one shell
-// command line that parses back to the same words.
-func quoteArgv(argv []string) (string, error) {
-	var b strings.Builder
-	for i, a := range argv {
-		q, err := syntax.Quote(a, syntax.LangBash)
-		if err != nil {
-			return "", fmt.Errorf("argument %d: %w", i, err)
-		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(q)
-	}
-	return b.String(), nil
-}

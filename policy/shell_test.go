@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agatehq/agate/policy/shellquote"
 )
 
 var shellTests = []struct {
@@ -194,7 +196,7 @@ func FuzzAnalyseShell(f *testing.F) {
 		if a.err != nil || a.guard != "" {
 			return
 		}
-		q, err := quoteArgv([]string{cmd})
+		q, err := shellquote.Join([]string{cmd})
 		if err != nil {
 			return
 		}

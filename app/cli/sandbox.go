@@ -13,6 +13,7 @@ import (
 	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/policy"
+	"github.com/agatehq/agate/policy/shellquote"
 	"github.com/agatehq/agate/sandbox"
 )
 
@@ -102,7 +103,11 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 		if p.Note != "" {
 			fmt.Fprintln(e.Stderr, p.Note)
 		}
-		fmt.Fprintln(e.Stdout, quoteWords(p.Cmd.Args))
+		line, err := shellquote.Join(p.Cmd.Args)
+		if err != nil {
+			return &exitError{code: exitSandboxFailed, err: err}
+		}
+		fmt.Fprintln(e.Stdout, line)
 		return nil
 	}
 	if *ask {
@@ -160,8 +165,12 @@ func askFirst(ctx context.Context, p api.Paths, agent, cwd string, argv []string
 	if agent == "" {
 		agent = "sandbox"
 	}
+	cmd, err := shellCommand(argv)
+	if err != nil {
+		return fmt.Errorf("denied: the command cannot be written for the gate to read: %w", err)
+	}
 	resp, err := (&api.Client{Socket: p.Socket}).Decide(ctx, &api.DecideRequest{
-		Tool: "bash", Args: map[string]any{"command": shellCommand(argv)},
+		Tool: "bash", Args: map[string]any{"command": cmd},
 		Agent: agent, Cwd: cwd, Interactive: true,
 	})
 	switch {
@@ -175,37 +184,13 @@ func askFirst(ctx context.Context, p api.Paths, agent, cwd string, argv []string
 
 // shellCommand renders argv as the shell command the gate judges: the
 // script itself for `sh -c SCRIPT` (as Pepe hands commands to its
-// wrapper), else the words quoted for a POSIX shell.
-func shellCommand(argv []string) string {
+// wrapper), else the words quoted for bash.
+func shellCommand(argv []string) (string, error) {
 	if len(argv) == 3 && argv[1] == "-c" {
 		switch filepath.Base(argv[0]) {
 		case "sh", "bash", "dash", "zsh", "ksh":
-			return argv[2]
+			return argv[2], nil
 		}
 	}
-	return quoteWords(argv)
-}
-
-// quoteWords joins words into one POSIX shell command line.
-func quoteWords(words []string) string {
-	q := make([]string, len(words))
-	for i, w := range words {
-		q[i] = shellQuote(w)
-	}
-	return strings.Join(q, " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_@%+=:,./-", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return shellquote.Join(argv)
 }

@@ -325,13 +325,16 @@ func TestShellCommand(t *testing.T) {
 		{[]string{"sh", "-c", "ls -la | wc -l"}, "ls -la | wc -l"},
 		{[]string{"/bin/bash", "-c", "echo $HOME"}, "echo $HOME"},
 		{[]string{"bash", "-c", "echo $1", "x", "y"}, "bash -c 'echo $1' x y"},
-		{[]string{"git", "commit", "-m", "it's done"}, `git commit -m 'it'\''s done'`},
+		{[]string{"git", "commit", "-m", "it's done"}, `git commit -m "it's done"`},
 		{[]string{"ls", "-la", "/tmp/a b"}, "ls -la '/tmp/a b'"},
 		{[]string{"echo", ""}, "echo ''"},
 		{[]string{"python3", "-c", "print(1)"}, "python3 -c 'print(1)'"},
 	}
+	if _, err := shellCommand([]string{"echo", "a\x00b"}); err == nil {
+		t.Error("a NUL in a word: no error")
+	}
 	for _, tt := range tests {
-		if got := shellCommand(tt.argv); got != tt.want {
+		if got, err := shellCommand(tt.argv); err != nil || got != tt.want {
 			t.Errorf("shellCommand(%q) = %q, want %q", tt.argv, got, tt.want)
 		}
 	}
