@@ -12,7 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/agatehq/agate/app/internal/tomltext"
+	"github.com/agatehq/agate/app/internal/tomledit"
 	"github.com/agatehq/agate/app/osutil"
 	"github.com/agatehq/agate/policy"
 )
@@ -190,7 +190,7 @@ func (g *Set) Marshal() []byte {
 	fmt.Fprintf(&b, "version = %d\n", version)
 	for _, agent := range g.Agents() {
 		for _, gr := range g.agents[agent] {
-			fmt.Fprintf(&b, "\n[[agents.%s.grant]]\ngrant = %s\n", tomltext.Key(agent), tomltext.String(gr.String()))
+			fmt.Fprintf(&b, "\n[[agents.%s.grant]]\ngrant = %s\n", tomledit.Key(agent), tomledit.String(gr.String()))
 			if at := g.saved[agent+"\x00"+gr.String()]; !at.IsZero() {
 				fmt.Fprintf(&b, "saved = %s\n", at.UTC().Format(time.RFC3339))
 			}

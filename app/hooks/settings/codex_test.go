@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/internal/tomltext"
+	"github.com/agatehq/agate/app/internal/tomledit"
 )
 
 // TestCodexInstall: agate's hooks go into a CODEX_HOME that is a link,
@@ -42,7 +42,7 @@ func TestCodexInstall(t *testing.T) {
 		t.Errorf("the person's part changed:\n%s", data)
 	}
 	key := filepath.Join(real, "config.toml") + ":pre_tool_use:1:0"
-	if !strings.Contains(string(data), tomltext.String(key)) || !strings.Contains(string(data), "timeout = 135\n") {
+	if !strings.Contains(string(data), tomledit.String(key)) || !strings.Contains(string(data), "timeout = 135\n") {
 		t.Errorf("no trust for %s:\n%s", key, data)
 	}
 	if st, _ := os.Stat(file); st.Mode().Perm() != 0o600 {
@@ -92,7 +92,7 @@ func TestCodexProject(t *testing.T) {
 	}
 	// The person trusts the project in Codex.
 	udata, _ = os.ReadFile(edit.Trust)
-	os.WriteFile(edit.Trust, append([]byte("[projects."+tomltext.String(proj)+"]\ntrust_level = \"trusted\"\n\n"), udata...), 0o600)
+	os.WriteFile(edit.Trust, append([]byte("[projects."+tomledit.String(proj)+"]\ntrust_level = \"trusted\"\n\n"), udata...), 0o600)
 	if st := Status("codex", file); !st.Installed() || st.HooksOff != "" {
 		t.Errorf("status %+v", st)
 	}

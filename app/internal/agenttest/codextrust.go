@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agatehq/agate/app/hooks/settings/codexconfig"
-	"github.com/agatehq/agate/app/internal/tomltext"
+	"github.com/agatehq/agate/app/internal/tomledit"
 )
 
 // Codex runs a hook from a config layer only once the hook is trusted:
@@ -36,9 +36,9 @@ func CodexHooksTOML(configPath string, hooks []CodexHook) string {
 		groups[h.Event]++
 		fmt.Fprintf(&b, "\n[[hooks.%s]]\n", h.Event)
 		if h.Matcher != "" {
-			fmt.Fprintf(&b, "matcher = %s\n", tomltext.String(h.Matcher))
+			fmt.Fprintf(&b, "matcher = %s\n", tomledit.String(h.Matcher))
 		}
-		fmt.Fprintf(&b, "[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\n", h.Event, tomltext.String(h.Command))
+		fmt.Fprintf(&b, "[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\n", h.Event, tomledit.String(h.Command))
 		if h.Timeout != 0 {
 			fmt.Fprintf(&b, "timeout = %d\n", h.Timeout)
 		}
@@ -46,10 +46,10 @@ func CodexHooksTOML(configPath string, hooks []CodexHook) string {
 			b.WriteString("async = true\n")
 		}
 		if h.StatusMessage != "" {
-			fmt.Fprintf(&b, "statusMessage = %s\n", tomltext.String(h.StatusMessage))
+			fmt.Fprintf(&b, "statusMessage = %s\n", tomledit.String(h.StatusMessage))
 		}
 		fmt.Fprintf(&state, "\n[hooks.state.%s]\ntrusted_hash = %s\n",
-			tomltext.String(codexconfig.Key(configPath, h.Event, g, 0)), tomltext.String(h.Hash()))
+			tomledit.String(codexconfig.Key(configPath, h.Event, g, 0)), tomledit.String(h.Hash()))
 	}
 	return b.String() + state.String()
 }

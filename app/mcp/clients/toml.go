@@ -8,98 +8,31 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"github.com/pelletier/go-toml/v2/unstable"
 
-	"github.com/agatehq/agate/app/internal/tomltext"
+	"github.com/agatehq/agate/app/internal/tomledit"
 )
 
-// Codex's config.toml is edited where go-toml's parser says the values
+// Codex's config.toml is edited where tomledit.Scan says the values
 // are: only the text of a server's command and args changes (an args
 // line, with the command's dotted key before it, is added after the
 // command's when there was none, and removed again when Uninstall gives
-// back none). github.com/pelletier/go-toml/
-// v2/unstable promises no stable API: go.mod pins its version, and the
-// tests and the fuzz test are what a bump must pass.
+// back none).
 
-// tomlEntry is one key-value's place in the text.
-type tomlEntry struct {
-	start, end       int // its line(s), the last newline included
-	valStart, valEnd int // the value's text
-	// prefix is the text of the key before its last part: "inner." for
-	// inner.command, "" for command.
-	prefix string
-	// elems are where an array value's elements are, as written (a
-	// literal string stays one), nil for another value.
-	elems []span
-}
-
-// span is a range of the text.
-type span struct{ start, end int }
-
-// scanTOMLEntries returns where each key-value of data is, by its whole
-// path (the table's path, then the key's); inline tables and arrays of
-// tables are not looked into.
-func scanTOMLEntries(data []byte) (map[string]tomlEntry, error) {
-	var p unstable.Parser
-	p.Reset(data)
-	out := map[string]tomlEntry{}
-	var table []string
-	arrayTable := false
-	for p.NextExpression() {
-		e := p.Expression()
-		switch e.Kind {
-		case unstable.Table, unstable.ArrayTable:
-			table, arrayTable = keyPath(e.Key()), e.Kind == unstable.ArrayTable
-		case unstable.KeyValue:
-			if arrayTable {
-				continue
-			}
-			key, first, lastStart, last := keyPath(e.Key()), -1, 0, 0
-			for it := e.Key(); it.Next(); {
-				k := it.Node()
-				if first < 0 {
-					first = int(k.Raw.Offset)
-				}
-				lastStart, last = int(k.Raw.Offset), int(k.Raw.Offset+k.Raw.Length)
-			}
-			end := int(e.Raw.Offset + e.Raw.Length)
-			vs := last
-			for vs < end && (data[vs] == ' ' || data[vs] == '\t' || data[vs] == '=') {
-				vs++
-			}
-			te := tomlEntry{start: bytes.LastIndexByte(data[:vs], '\n') + 1, end: lineEnd(data, end), valStart: vs, valEnd: end,
-				prefix: string(data[first:lastStart])}
-			if v := e.Value(); v.Kind == unstable.Array {
-				te.elems = []span{}
-				for it := v.Children(); it.Next(); {
-					if c := it.Node(); c.Kind != unstable.Comment {
-						te.elems = append(te.elems, span{int(c.Raw.Offset), int(c.Raw.Offset + c.Raw.Length)})
-					}
-				}
-			}
-			path := strings.Join(append(append([]string{}, table...), key...), "\x00")
-			out[path] = te
-		}
-	}
-	if err := p.Error(); err != nil {
+// tomlEntries returns where each key-value of data is, by its whole
+// path (the table's path, then the key's, joined by NULs); inline tables
+// and arrays of tables are not looked into.
+func tomlEntries(data []byte) (map[string]tomledit.Entry, error) {
+	doc, err := tomledit.Scan(string(data))
+	if err != nil {
 		return nil, fmt.Errorf("not TOML: %w", err)
 	}
+	out := map[string]tomledit.Entry{}
+	for _, e := range doc.Entries {
+		if !doc.InArrayTable(e) {
+			out[strings.Join(e.Path, "\x00")] = e
+		}
+	}
 	return out, nil
-}
-
-func keyPath(it unstable.Iterator) []string {
-	var path []string
-	for it.Next() {
-		path = append(path, string(it.Node().Data))
-	}
-	return path
-}
-
-func lineEnd(data []byte, i int) int {
-	if j := bytes.IndexByte(data[i:], '\n'); j >= 0 {
-		return i + j + 1
-	}
-	return len(data)
 }
 
 // splice is one change of the text.
@@ -119,7 +52,7 @@ func editTOML(data []byte, t Target, o Options, undo bool) ([]byte, Result, erro
 	if len(servers) == 0 {
 		return data, res, nil
 	}
-	entries, err := scanTOMLEntries(data)
+	entries, err := tomlEntries(data)
 	if err != nil {
 		return nil, res, err
 	}
@@ -175,7 +108,7 @@ func editTOML(data []byte, t Target, o Options, undo bool) ([]byte, Result, erro
 		switch {
 		case !undo && wrapped && s.Command != o.Agate:
 			// Through another agate binary (moved, reinstalled): this one.
-			splices = append(splices, splice{ce.valStart, ce.valEnd, tomltext.String(o.Agate)})
+			splices = append(splices, splice{ce.ValStart, ce.ValEnd, tomledit.String(o.Agate)})
 			s.Now = append([]string{o.Agate}, s.Args...)
 			res.Rewritten = append(res.Rewritten, s)
 			continue
@@ -230,62 +163,62 @@ func anyStrings(v any) []string {
 // written (a literal string stays one). A server with no args gets an
 // args line after its command's; one with an empty array gets agate's
 // args in it after a space, so that Uninstall can tell the two apart.
-func wrapSplices(data []byte, ce, ae tomlEntry, hasArgs bool, agate, name string) []splice {
+func wrapSplices(data []byte, ce, ae tomledit.Entry, hasArgs bool, agate, name string) []splice {
 	head := tomlList([]string{"mcp", "run", "--name", name, "--"})
-	head = head[1:len(head)-1] + ", " + string(data[ce.valStart:ce.valEnd])
-	out := []splice{{ce.valStart, ce.valEnd, tomltext.String(agate)}}
+	head = head[1:len(head)-1] + ", " + string(data[ce.ValStart:ce.ValEnd])
+	out := []splice{{ce.ValStart, ce.ValEnd, tomledit.String(agate)}}
 	switch {
-	case hasArgs && len(ae.elems) > 0:
-		return append(out, splice{ae.valStart + 1, ae.valStart + 1, head + ", "})
+	case hasArgs && len(ae.Elems) > 0:
+		return append(out, splice{ae.ValStart + 1, ae.ValStart + 1, head + ", "})
 	case hasArgs:
-		return append(out, splice{ae.valStart + 1, ae.valStart + 1, " " + head})
+		return append(out, splice{ae.ValStart + 1, ae.ValStart + 1, " " + head})
 	}
 	indent := "" // the command line's
-	for i := ce.start; i < len(data) && (data[i] == ' ' || data[i] == '\t'); i++ {
+	for i := ce.Start; i < len(data) && (data[i] == ' ' || data[i] == '\t'); i++ {
 		indent += string(data[i])
 	}
 	nl := "\n"
 	if bytes.Contains(data, []byte("\r\n")) {
 		nl = "\r\n"
 	}
-	line := indent + ce.prefix + "args = [" + head + "]"
-	if ce.end == len(data) && !bytes.HasSuffix(data, []byte("\n")) {
-		return append(out, splice{ce.end, ce.end, nl + line})
+	line := indent + ce.Prefix + "args = [" + head + "]"
+	if ce.End == len(data) && !bytes.HasSuffix(data, []byte("\n")) {
+		return append(out, splice{ce.End, ce.End, nl + line})
 	}
-	return append(out, splice{ce.end, ce.end, line + nl})
+	return append(out, splice{ce.End, ce.End, line + nl})
 }
 
 // unwrapSplices undo wrapSplices for a server whose args are args: the
 // command and args before agate's. Where the text is not as
 // wrapSplices left it (edited since by hand), the command and the args
 // are written anew.
-func unwrapSplices(data []byte, ce, ae tomlEntry, hasArgs bool, args []string, cmd string, rest []string) []splice {
+func unwrapSplices(data []byte, ce, ae tomledit.Entry, hasArgs bool, args []string, cmd string, rest []string) []splice {
 	n := len(args) - len(rest) // agate's args and the command
-	cmdText := tomltext.String(cmd)
-	exact := hasArgs && len(ae.elems) == len(args) && n >= 1 && data[ae.valStart] == '['
+	cmdText := tomledit.String(cmd)
+	exact := hasArgs && len(ae.Elems) == len(args) && n >= 1 && data[ae.ValStart] == '['
 	if exact {
-		cmdText = string(data[ae.elems[n-1].start:ae.elems[n-1].end])
+		cmdText = string(data[ae.Elems[n-1].Start:ae.Elems[n-1].End])
 	}
-	out := []splice{{ce.valStart, ce.valEnd, cmdText}}
-	after := ae.valStart + 1
+	out := []splice{{ce.ValStart, ce.ValEnd, cmdText}}
+	after := ae.ValStart + 1
 	switch {
-	case exact && len(rest) > 0 && ae.elems[0].start == after && bytes.HasPrefix(data[ae.elems[n-1].end:], []byte(", ")):
-		return append(out, splice{after, ae.elems[n-1].end + 2, ""})
-	case exact && len(rest) == 0 && ae.elems[0].start == after+1 && data[after] == ' ':
-		return append(out, splice{after, ae.elems[n-1].end, ""}) // it was []
+	case exact && len(rest) > 0 && ae.Elems[0].Start == after && bytes.HasPrefix(data[ae.Elems[n-1].End:], []byte(", ")):
+		return append(out, splice{after, ae.Elems[n-1].End + 2, ""})
+	case exact && len(rest) == 0 && ae.Elems[0].Start == after+1 && data[after] == ' ':
+		return append(out, splice{after, ae.Elems[n-1].End, ""}) // it was []
 	case hasArgs && len(rest) == 0:
 		// The line agate added, and the newline it put before it at
 		// the end of a file that has none.
-		start := ae.start
-		if ae.end == len(data) && !bytes.HasSuffix(data, []byte("\n")) && start > 0 {
+		start := ae.Start
+		if ae.End == len(data) && !bytes.HasSuffix(data, []byte("\n")) && start > 0 {
 			start--
 			if start > 0 && data[start-1] == '\r' {
 				start--
 			}
 		}
-		return append(out, splice{start, ae.end, ""})
+		return append(out, splice{start, ae.End, ""})
 	case hasArgs:
-		return append(out, splice{ae.valStart, ae.valEnd, tomlList(rest)})
+		return append(out, splice{ae.ValStart, ae.ValEnd, tomlList(rest)})
 	}
 	return out
 }
@@ -293,7 +226,7 @@ func unwrapSplices(data []byte, ce, ae tomlEntry, hasArgs bool, args []string, c
 func tomlList(list []string) string {
 	parts := make([]string, len(list))
 	for i, s := range list {
-		parts[i] = tomltext.String(s)
+		parts[i] = tomledit.String(s)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }

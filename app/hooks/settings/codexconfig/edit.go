@@ -8,9 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
-	"github.com/pelletier/go-toml/v2/unstable"
 
-	"github.com/agatehq/agate/app/internal/tomltext"
+	"github.com/agatehq/agate/app/internal/tomledit"
 )
 
 // Spec is one hook agate installs: an event and its group's matcher (""
@@ -115,9 +114,9 @@ func Install(data []byte, source, command string, timeout int, trustHere bool) (
 		h := Hook{Event: s.Event, Matcher: s.Matcher, Command: command, Timeout: timeout}
 		fmt.Fprintf(&b, "[[hooks.%s]]\n", s.Event)
 		if s.Matcher != "" {
-			fmt.Fprintf(&b, "matcher = %s\n", tomltext.String(s.Matcher))
+			fmt.Fprintf(&b, "matcher = %s\n", tomledit.String(s.Matcher))
 		}
-		fmt.Fprintf(&b, "[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n", s.Event, tomltext.String(command), timeout)
+		fmt.Fprintf(&b, "[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n", s.Event, tomledit.String(command), timeout)
 		states = append(states, State{Key: Key(source, s.Event, n, 0), Hash: h.Hash()})
 	}
 	if trustHere {
@@ -229,7 +228,7 @@ func without(data []byte, begin, end string, keys []string) ([]byte, bool, error
 
 func writeStates(b *strings.Builder, states []State) {
 	for _, st := range states {
-		fmt.Fprintf(b, "[hooks.state.%s]\ntrusted_hash = %s\n", tomltext.String(st.Key), tomltext.String(st.Hash))
+		fmt.Fprintf(b, "[hooks.state.%s]\ntrusted_hash = %s\n", tomledit.String(st.Key), tomledit.String(st.Hash))
 	}
 }
 
@@ -368,48 +367,27 @@ func stripBlock(data []byte, begin, end string, own []string) ([]byte, error) {
 }
 
 // tables calls fn with each table header's path in data and its text,
-// from its header line to the next header (or the end).
+// from its header line to the next header (or the end). The path of an
+// array of tables starts with "[]": it is never a state table.
 func tables(data []byte, fn func(path []string, text []byte)) error {
-	type head struct {
-		path  []string
-		start int
-	}
-	var heads []head
-	var p unstable.Parser
-	p.Reset(data)
-	for p.NextExpression() {
-		e := p.Expression()
-		if e.Kind != unstable.Table && e.Kind != unstable.ArrayTable {
-			continue
-		}
-		var path []string
-		first := -1
-		for it := e.Key(); it.Next(); {
-			k := it.Node()
-			if first < 0 {
-				first = int(k.Raw.Offset)
-			}
-			path = append(path, string(k.Data))
-		}
-		h := head{path: path, start: bytes.LastIndexByte(data[:first], '\n') + 1}
-		if e.Kind == unstable.ArrayTable {
-			h.path = append([]string{"[]"}, path...) // never a state table
-		}
-		heads = append(heads, h)
-	}
-	if err := p.Error(); err != nil {
+	doc, err := tomledit.Scan(string(data))
+	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNotTOML, err)
 	}
-	for i, h := range heads {
+	for i, h := range doc.Headers {
 		end := len(data)
-		if i+1 < len(heads) {
-			end = heads[i+1].start
+		if i+1 < len(doc.Headers) {
+			end = doc.Headers[i+1].Start
 		}
-		text := data[h.start:end]
+		text := data[h.Start:end]
 		if len(text) > 0 && text[len(text)-1] != '\n' {
 			text = append(text[:len(text):len(text)], '\n')
 		}
-		fn(h.path, text)
+		path := h.Path
+		if h.Array {
+			path = append([]string{"[]"}, path...)
+		}
+		fn(path, text)
 	}
 	return nil
 }
@@ -417,9 +395,9 @@ func tables(data []byte, fn func(path []string, text []byte)) error {
 // cutBlock removes every block between a begin and an end marker line,
 // both included, and returns what stays and what was inside.
 func cutBlock(data []byte, begin, end string) ([]byte, []byte, error) {
-	comments, err := commentLines(data)
+	doc, err := tomledit.Scan(string(data))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%w: %v", ErrNotTOML, err)
 	}
 	var out, removed bytes.Buffer
 	in := false
@@ -432,7 +410,7 @@ func cutBlock(data []byte, begin, end string) ([]byte, []byte, error) {
 		}
 		at += len(line)
 		text := strings.TrimSpace(string(line))
-		if !comments[start] {
+		if !doc.CommentLine(start) {
 			text = "" // not a comment line: never a marker
 		}
 		switch text {
@@ -474,28 +452,6 @@ func cutBlock(data []byte, begin, end string) ([]byte, []byte, error) {
 	return res, removed.Bytes(), nil
 }
 
-// commentLines returns the offsets of the lines that hold only a comment.
-func commentLines(data []byte) (map[int]bool, error) {
-	lines := map[int]bool{}
-	p := unstable.Parser{KeepComments: true}
-	p.Reset(data)
-	for p.NextExpression() {
-		e := p.Expression()
-		if e.Kind != unstable.Comment {
-			continue
-		}
-		off := int(e.Raw.Offset)
-		start := bytes.LastIndexByte(data[:off], '\n') + 1
-		if len(bytes.TrimLeft(data[start:off], " \t")) == 0 {
-			lines[start] = true
-		}
-	}
-	if err := p.Error(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotTOML, err)
-	}
-	return lines, nil
-}
-
 // removeStates removes the tables [hooks.state."KEY"] for the given keys,
 // each from its header to the next header (or the end of the file).
 func removeStates(data []byte, keys []string) ([]byte, error) {
@@ -506,48 +462,25 @@ func removeStates(data []byte, keys []string) ([]byte, error) {
 	for _, k := range keys {
 		drop[k] = true
 	}
-	type span struct{ start, end int }
-	var spans []span
-	var p unstable.Parser
-	p.Reset(data)
-	open := -1 // start of a table being dropped
-	for p.NextExpression() {
-		e := p.Expression()
-		if e.Kind != unstable.Table && e.Kind != unstable.ArrayTable {
-			continue
-		}
-		var path []string
-		first := -1
-		for it := e.Key(); it.Next(); {
-			k := it.Node()
-			if first < 0 {
-				first = int(k.Raw.Offset)
-			}
-			path = append(path, string(k.Data))
-		}
-		start := bytes.LastIndexByte(data[:first], '\n') + 1
-		if open >= 0 {
-			spans = append(spans, span{open, start})
-			open = -1
-		}
-		if e.Kind == unstable.Table && len(path) == 3 && path[0] == "hooks" && path[1] == "state" && drop[strings.TrimSpace(path[2])] {
-			open = start
-		}
-	}
-	if err := p.Error(); err != nil {
+	doc, err := tomledit.Scan(string(data))
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotTOML, err)
-	}
-	if open >= 0 {
-		spans = append(spans, span{open, len(data)})
-	}
-	if len(spans) == 0 {
-		return data, nil
 	}
 	var out bytes.Buffer
 	at := 0
-	for _, s := range spans {
-		out.Write(data[at:s.start])
-		at = s.end
+	for i, h := range doc.Headers {
+		if h.Array || len(h.Path) != 3 || h.Path[0] != "hooks" || h.Path[1] != "state" || !drop[strings.TrimSpace(h.Path[2])] {
+			continue
+		}
+		end := len(data)
+		if i+1 < len(doc.Headers) {
+			end = doc.Headers[i+1].Start
+		}
+		out.Write(data[at:h.Start])
+		at = end
+	}
+	if at == 0 {
+		return data, nil
 	}
 	out.Write(data[at:])
 	return out.Bytes(), nil

@@ -1,4 +1,4 @@
-package tomltext
+package tomledit
 
 import (
 	"testing"

@@ -1,8 +1,13 @@
-// Package tomltext writes TOML text as agate's editors put it into a
-// file: a string as a basic string, a key bare where it can be. The
-// packages that edit TOML files as bytes (config, grants, codexhooks,
-// mcpinstall) share it; it imports nothing of agate's.
-package tomltext
+// Package tomledit is agate's one format-keeping TOML editor: it finds
+// where each table, key and value of a file is with go-toml's parser
+// (Scan), sets and removes keys in place keeping every comment and the
+// keys an edit does not name (Set, Remove), and writes TOML text as
+// agate's editors put it into a file: a string as a basic string, a key
+// bare where it can be (String, Key, Value). config.toml, grants.toml,
+// Codex's config.toml (its hooks and its MCP servers) are edited with it;
+// a caller checks the whole result with a full parser before it writes
+// it. It imports nothing of agate's.
+package tomledit
 
 import (
 	"fmt"

@@ -8,50 +8,9 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/pelletier/go-toml/v2/unstable"
 
+	"github.com/agatehq/agate/app/internal/tomledit"
 	"github.com/agatehq/agate/policy"
 )
-
-// TestScanTOML: where go-toml's parser says each key's line and value
-// are, in the spellings TOML allows.
-func TestScanTOML(t *testing.T) {
-	type entry struct {
-		path, value, line string
-	}
-	for _, tt := range []struct {
-		name string
-		in   string
-		want []entry
-	}{
-		{"top level and a table", "a = 1 # one\n[t]\nb = 'x'\n", []entry{
-			{"a", "1", "a = 1 # one\n"}, {"t.b", "'x'", "b = 'x'\n"}}},
-		{"quoted and dotted keys", "[\"x.y\".z]\n\"k.1\" = true\np . q = 2\n", []entry{
-			{"x.y.z.k.1", "true", "\"k.1\" = true\n"}, {"x.y.z.p.q", "2", "p . q = 2\n"}}},
-		{"a multi-line string holding brackets and hashes", "w = \"\"\"a ] # [\n\"\"\"\nv = 'x[' # ]\n", []entry{
-			{"w", "\"\"\"a ] # [\n\"\"\"", "w = \"\"\"a ] # [\n\"\"\"\n"}, {"v", "'x['", "v = 'x[' # ]\n"}}},
-		{"an array over lines with comments", "r = [\n  # c\n  \"a\", # d\n]\n", []entry{
-			{"r", "[\n  # c\n  \"a\", # d\n]", "r = [\n  # c\n  \"a\", # d\n]\n"}}},
-		{"CRLF, indented, no final newline", "[t]\r\n  k = 1\r\n  m = 2", []entry{
-			{"t.k", "1", "  k = 1\r\n"}, {"t.m", "2", "  m = 2"}}},
-		{"an array of tables", "[[p]]\nx = 1\n", []entry{{"p.x", "1", "x = 1\n"}}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			doc, err := scanTOML(tt.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []entry
-			for _, e := range doc.entries {
-				got = append(got, entry{strings.Join(e.path, "."), tt.in[e.valStart:e.valEnd], tt.in[e.start:e.end]})
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("entries\n got %q\nwant %q", got, tt.want)
-			}
-		})
-	}
-	if _, err := scanTOML("[t]\nk = = 1\n"); err == nil || !strings.Contains(err.Error(), "line 2") {
-		t.Errorf("a broken file: %v, want an error naming line 2", err)
-	}
-}
 
 // lineComments are the comments of a TOML document alone on their line,
 // as its parser finds them (a "#" inside a string is not one).
@@ -65,7 +24,7 @@ func lineComments(s string) []string {
 		for ; n != nil && n.Valid(); n = n.Next() {
 			if n.Kind == unstable.Comment {
 				at := int(n.Raw.Offset)
-				if strings.TrimLeft(s[lineStart(s, at):at], " \t") == "" {
+				if strings.TrimLeft(s[tomledit.LineStart(s, at):at], " \t") == "" {
 					out = append(out, string(n.Data))
 				}
 			}
