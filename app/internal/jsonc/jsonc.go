@@ -94,13 +94,23 @@ func Parse(data []byte) (*Doc, error) {
 	return d, nil
 }
 
-// bytes returns the edited file, with a final line ending. It is an error
+// Bytes returns the edited file, with a final line ending. It is an error
 // for a plain JSON file to gain a comment or a trailing comma.
 func (d *Doc) Bytes() ([]byte, error) {
-	out := d.root.Pack()
+	out, err := d.Pack()
+	if err != nil {
+		return nil, err
+	}
 	if !bytes.HasSuffix(out, []byte("\n")) {
 		out = append(out, d.nl...)
 	}
+	return out, nil
+}
+
+// Pack returns the edited file as it is, a final line ending or not. It
+// is an error for a plain JSON file to gain a comment or a trailing comma.
+func (d *Doc) Pack() ([]byte, error) {
+	out := d.root.Pack()
 	if len(d.data) > 0 && !d.root.IsStandard() && IsStandard(d.data) {
 		return nil, errors.New("the edit would put a comment or a trailing comma in a plain JSON file")
 	}
@@ -243,7 +253,7 @@ func GetString(o *hujson.Object, key string) (string, bool) {
 	return lit.String(), true
 }
 
-// raw is a value as written, without the space and comments around it.
+// Raw is a value as written, without the space and comments around it.
 func Raw(v *hujson.Value) string { return string(hujson.Value{Value: v.Value}.Pack()) }
 
 // Node is JSON that agate adds: a literal, or an object (its members in
@@ -253,6 +263,7 @@ type Node struct {
 	kind    byte // '{' or '[' for a container, 0 for a literal
 	members []member
 	elems   []Node
+	inline  bool // an array on one line, whatever its parent's layout
 }
 
 type member struct {
@@ -260,9 +271,18 @@ type member struct {
 	value Node
 }
 
+// Lit is a literal written as raw: a string with its quotes, a number,
+// true, false or null.
 func Lit(raw []byte) Node { return Node{lit: hujson.Literal(raw)} }
 
-// obj builds an object Node from key, Node pairs.
+// String is s as a JSON string.
+func String(s string) Node { return Lit(quoted(s)) }
+
+// Inline is an array on one line, its elements set apart by ", ", as a
+// person writes a short list.
+func Inline(elems ...Node) Node { return Node{kind: '[', elems: elems, inline: true} }
+
+// Obj builds an object Node from key, Node pairs.
 func Obj(kv ...any) Node {
 	n := Node{kind: '{'}
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -271,6 +291,7 @@ func Obj(kv ...any) Node {
 	return n
 }
 
+// Arr is an array Node, laid out as the container it is added to.
 func Arr(elems ...Node) Node { return Node{kind: '[', elems: elems} }
 
 // childIndent is the indentation of the lines of b's members or elements.
@@ -410,6 +431,9 @@ func (d *Doc) build(parent Box, indent string, n Node) hujson.ValueTrimmed {
 		v.Value = &hujson.Array{}
 	}
 	b := Box{v: &v, indent: indent, multi: parent.multi, comma: parent.comma, colon: parent.colon}
+	if n.inline {
+		b.multi, b.comma = false, hujson.Extra(" ")
+	}
 	d.added[v.Value] = b
 	for _, m := range n.members {
 		d.AddMember(b, m.key, m.value, false)
@@ -542,7 +566,8 @@ func (d *Doc) Remove(b Box, i int) {
 			prev := as[i-1]
 			switch {
 			case hadTrailing && *prev == nil:
-				*prev = hujson.Extra{}
+				// The trailing comma stays, and what stood before it.
+				*prev = append(hujson.Extra{}, goneAfter...)
 			case !hadTrailing && *prev != nil:
 				if hasComment(*prev) {
 					*after = append(append(hujson.Extra(nil), *prev...), *after...)
@@ -561,4 +586,113 @@ func (d *Doc) Remove(b Box, i int) {
 		*after = nil // empty: {} or []
 	}
 	d.edits++
+}
+
+// InsertAfter adds key with value n to the object in b right after its
+// member i, laid out as the members around it, so that Remove of the new
+// member gives back the text as it was: its line as the next member's
+// (its space without the comments), or, added last, as member i's, the
+// trailing comma moving to it.
+func (d *Doc) InsertAfter(b Box, i int, key string, n Node) {
+	o := b.Object()
+	prev := &o.Members[i]
+	m := hujson.ObjectMember{
+		Name:  hujson.Value{Value: hujson.Literal(quoted(key)), AfterExtra: spaceOnly(prev.Name.AfterExtra)},
+		Value: hujson.Value{BeforeExtra: spaceOnly(prev.Value.BeforeExtra)},
+	}
+	if len(m.Value.BeforeExtra) == 0 {
+		m.Value.BeforeExtra = hujson.Extra(" ")
+	}
+	if i == len(o.Members)-1 {
+		m.Name.BeforeExtra = spaceOnly(prev.Name.BeforeExtra)
+		// The last member carries the trailing comma, if any.
+		m.Value.AfterExtra, prev.Value.AfterExtra = prev.Value.AfterExtra, nil
+	} else {
+		m.Name.BeforeExtra = lastLine(o.Members[i+1].Name.BeforeExtra)
+	}
+	m.Value.Value = d.build(b, lineIndent(d.data, prev.Name.StartOffset), n)
+	o.Members = append(o.Members[:i+1], append([]hujson.ObjectMember{m}, o.Members[i+1:]...)...)
+	d.edits++
+}
+
+// PrependStrings puts strings before the elements of the array in b,
+// laid out as they are: the first takes the place of the array's first,
+// the others and the old first are set apart as the array's elements
+// are. The elements, their comments and what is around them stay as they
+// were. In an empty array they go on one line, set apart by ", ".
+func (d *Doc) PrependStrings(b Box, elems []string) {
+	arr := b.Array()
+	if len(elems) == 0 {
+		return
+	}
+	if len(arr.Elements) == 0 {
+		for i, e := range elems {
+			v := hujson.Value{Value: hujson.Literal(quoted(e))}
+			if i > 0 {
+				v.BeforeExtra = hujson.Extra(" ")
+			}
+			arr.Elements = append(arr.Elements, v)
+		}
+		d.edits++
+		return
+	}
+	first := hujson.Extra(bytes.Clone(arr.Elements[0].BeforeExtra))
+	sep := hujson.Extra(" ")
+	switch {
+	case len(arr.Elements) > 1:
+		sep = hujson.Extra(bytes.Clone(arr.Elements[1].BeforeExtra))
+	case bytes.ContainsRune(first, '\n'):
+		sep = hujson.Extra(bytes.Clone(first))
+	}
+	added := make([]hujson.Value, len(elems))
+	for i, e := range elems {
+		added[i] = hujson.Value{BeforeExtra: hujson.Extra(bytes.Clone(sep)), Value: hujson.Literal(quoted(e))}
+	}
+	added[0].BeforeExtra = first
+	arr.Elements[0].BeforeExtra = sep
+	arr.Elements = append(added, arr.Elements...)
+	d.edits++
+}
+
+// DropFirst removes the first n elements of the array in b, giving the
+// first that stays the place of the first removed: PrependStrings undone.
+func (d *Doc) DropFirst(b Box, n int) {
+	arr := b.Array()
+	if n <= 0 || n > len(arr.Elements) {
+		return
+	}
+	first := arr.Elements[0].BeforeExtra
+	if n == len(arr.Elements) {
+		arr.Elements = arr.Elements[:0]
+	} else {
+		arr.Elements = append([]hujson.Value{}, arr.Elements[n:]...)
+		arr.Elements[0].BeforeExtra = first
+	}
+	d.edits++
+}
+
+// spaceOnly is a copy of extra when it holds no comment, else the space
+// after its last line ending (the indentation of the line that follows).
+func spaceOnly(extra hujson.Extra) hujson.Extra {
+	if !hasComment(extra) {
+		return hujson.Extra(bytes.Clone(extra))
+	}
+	return lastLine(extra)
+}
+
+// lastLine is extra from its last line ending on, when what follows the
+// line ending is only space: the line break and indentation of the next
+// line; extra itself when it holds no comment.
+func lastLine(extra hujson.Extra) hujson.Extra {
+	if !hasComment(extra) {
+		return hujson.Extra(bytes.Clone(extra))
+	}
+	i := bytes.LastIndexByte(extra, '\n')
+	if i < 0 || !isSpace(extra[i+1:]) {
+		return hujson.Extra(" ")
+	}
+	if i > 0 && extra[i-1] == '\r' {
+		i--
+	}
+	return hujson.Extra(bytes.Clone(extra[i:]))
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"github.com/agatehq/agate/app/internal/jsonc"
 	"github.com/tailscale/hujson"
 )
 
@@ -307,13 +308,12 @@ func FuzzEditJSON(f *testing.F) {
 			if s.Where != "mcpServers" {
 				continue
 			}
-			v, err := hujson.Parse(back)
+			d, err := jsonc.Parse(back)
 			if err != nil {
 				t.Fatal(err)
 			}
-			obj := v.Value.(*hujson.Object)
 			var srv *hujson.Object
-			walk(obj, []string{"mcpServers", s.Key}, nil, func(_ []string, o *hujson.Object) { srv = o })
+			walk(d, d.Root(), []string{"mcpServers", s.Key}, nil, func(_ []string, o jsonc.Box) { srv = o.Object() })
 			if srv == nil {
 				t.Fatalf("server %q gone", s.Key)
 			}
