@@ -632,6 +632,33 @@ var dangerousVars = map[string]bool{
 	"RUSTC_WRAPPER": true, "CC": true, "CXX": true, "LDFLAGS": false, "NPM_CONFIG_USERCONFIG": true,
 	"NPM_CONFIG_REGISTRY": true, "PIP_INDEX_URL": true, "PIP_EXTRA_INDEX_URL": true, "HOME": true,
 	"XDG_CONFIG_HOME": true, "ZDOTDIR": true, "TERMINFO": true, "GCONV_PATH": true, "LOCPATH": true,
+	// They run code, load a library, or read their options from a file the
+	// variable names.
+	"AUTOM4TE": true, "AUTOCONF": true, "AUTOHEADER": true, "M4": true, "GROFF_BIN_PATH": true,
+	"CRASHPAGER": true, "PERL5DB": true, "PERLDB_OPTS": true, "BUNDLE_GEMFILE": true, "FACTERLIB": true,
+	"LUA_INIT": true, "LUA_INIT_5_1": true, "LUA_INIT_5_2": true, "LUA_INIT_5_3": true, "LUA_INIT_5_4": true,
+	"LUA_PATH": true, "LUA_CPATH": true, "TCLLIBPATH": true, "R_PROFILE": true, "R_PROFILE_USER": true,
+	"R_ENVIRON": true, "R_ENVIRON_USER": true, "PHPRC": true, "PHP_INI_SCAN_DIR": true,
+	"JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true, "JDK_JAVA_OPTIONS": true, "JAVA_OPTS": true,
+	"MAVEN_OPTS": true, "GRADLE_OPTS": true, "CLASSPATH": true, "ERL_AFLAGS": true, "ERL_FLAGS": true,
+	"ERL_ZFLAGS": true, "ELIXIR_ERL_OPTIONS": true, "GIT_TEMPLATE_DIR": true, "MANOPT": true,
+	"SYSTEMD_PAGER": true, "LESSKEYIN": true, "LESSKEY_CONTENT": true, "LESSEDIT": true, "VIMINIT": true,
+	"EXINIT": true, "MYVIMRC": true, "GVIMINIT": true, "shell_escape": true, "KUBECONFIG": true,
+	"AWS_CONFIG_FILE": true, "PYTHONWARNINGS": true, "PYTHONBREAKPOINT": true, "RUSTC": true,
+	"RUSTC_WORKSPACE_WRAPPER": true, "RUSTDOC": true, "CARGO_BUILD_RUSTC_WRAPPER": true, "GOTOOLCHAIN": true,
+	"CPP": true, "LD": true, "NPM_CONFIG_SCRIPT_SHELL": true, "npm_config_script_shell": true,
+	"npm_config_userconfig": true, "npm_config_registry": true, "YARN_RC_FILENAME": true, "SUDO_ASKPASS": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "OPENSSL_CONF": true, "OPENSSL_ENGINES": true, "OPENSSL_MODULES": true,
+	"CURL_HOME": true, "WGETRC": true, "PIP_CONFIG_FILE": true, "MAKEFILES": true, "GNUMAKEFLAGS": true,
+	"TERMINFO_DIRS": true, "SCREENRC": true, "TMUX_CONF": true, "RESTIC_PASSWORD_COMMAND": true,
+	"NODE_REPL_EXTERNAL_MODULE": true, "BAT_PAGER": true, "BAT_CONFIG_PATH": true, "COWPATH": true,
+	"BORG_RSH": true, "BORG_REMOTE_PATH": true, "RSYNC_RSH": true, "RSYNC_CONNECT_PROG": true, "CVS_RSH": true,
+	"RCLONE_CONFIG": true, "FZF_DEFAULT_COMMAND": true, "FZF_DEFAULT_OPTS": true, "FZF_DEFAULT_OPTS_FILE": true,
+	"RIPGREP_CONFIG_PATH": true, "DELTA_PAGER": true, "TAR_OPTIONS": true, "UNZIP": true, "UNZIPOPT": true,
+	"ZIPOPT": true, "GNUPGHOME": true, "LESS": true, "MORE": true, "DOCKER_HOST": true, "DOCKER_CONTEXT": true,
+	"DOCKER_CONFIG": true, "CONTAINER_HOST": true, "CONTAINER_CONNECTION": true, "PARALLEL": true,
+	"PARALLEL_SHELL": true, "TEXMFCNF": true, "TEXINPUTS": true, "LUAINPUTS": true, "MAILRC": true,
+	"NAILRC": true, "MUTTRC": true, "EMAIL_CONFIG": true, "XDG_CONFIG_DIRS": true,
 }
 
 // harmlessGitVars are git's variables that change only what git writes

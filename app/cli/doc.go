@@ -4,7 +4,7 @@
 //
 // Commands talk to a running daemon only through api's Client, and read or
 // edit agate's files only through the packages that own them (config,
-// grants, audit, hooksettings, keystore). serve (with start) is the one
+// grants, audit, hooks/settings, keystore). serve (with start) is the one
 // command that constructs a daemon, and serve.go the one file that imports
 // package daemon.
 //

@@ -22,7 +22,7 @@ func init() {
 }
 
 // cmdHook is `agate hook AGENT`: one hook event in, the agent's answer
-// out (see package hookcmd). It prints nothing on stdout but that answer.
+// out (see package runner). It prints nothing on stdout but that answer.
 func cmdHook(ctx context.Context, e *Env, args []string) error {
 	fs := newFlags(e, "hook")
 	var cf configFlags

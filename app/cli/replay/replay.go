@@ -8,7 +8,7 @@
 // agate's own audit log (records with "seq" and "event"), or hook payloads
 // as an agent sends them to `agate hook AGENT` (Claude Code's PreToolUse,
 // Gemini CLI's BeforeTool, Cursor's events, Codex's PreToolUse, told from Claude
-// Code's by its turn_id; see package hook). Only the
+// Code's by its turn_id; see package agents). Only the
 // calls are replayed; the events around them keep a run's taint and its
 // boundaries as the daemon keeps them.
 //

@@ -1,8 +1,11 @@
-// Package hookcmd runs one agent hook call: it reads the agent's hook
+// Package runner runs one agent hook call: it reads the agent's hook
 // JSON, asks the daemon, and prints what the agent expects. The agate
 // command line runs it as `agate hook AGENT`, and the lean hook binary
 // (agate-hook) runs nothing else, so that a call per tool pays only for
-// this package, package api and the adapters in package hook.
+// this package, package api and the agents' adapters (package agents).
+// What the daemon answers is rendered as it says: whether an allowed
+// call runs confined is the daemon's to decide (DecideResponse.Sandbox);
+// a call the runner cannot rewrite to run confined is denied.
 //
 // Whatever goes wrong (bad input, no daemon, a broken config, no answer
 // in time) blocks the call, with the reason on stderr; the only way a

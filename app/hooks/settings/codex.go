@@ -19,7 +19,7 @@ import (
 // Codex CLI keeps its hooks in config.toml ($CODEX_HOME, ~/.codex by
 // default, or a project's .codex folder), and runs one only once it is
 // trusted: the user's config.toml records a hash per hook. Install writes
-// both, through package codexhooks.
+// both, through package codexconfig.
 
 // CodexHome is Codex's folder: $CODEX_HOME, else ~/.codex.
 func CodexHome() (string, error) {

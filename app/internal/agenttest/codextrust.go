@@ -17,7 +17,7 @@ import (
 //	[hooks.state."<key>"]
 //	trusted_hash = "sha256:<hex>"
 //
-// package codexhooks computes both the way Codex 0.171 does
+// package codexconfig computes both the way Codex 0.171 does
 // (docs/hook-protocols.md § "Codex CLI", trust); these helpers let a test
 // trust the hooks it writes itself without Codex's interactive review.
 

@@ -58,10 +58,10 @@ func Targets(client, home, project string, env func(string) string) ([]Target, e
 		env = os.Getenv
 	}
 	if home == "" {
-		return nil, errors.New("mcpinstall: no home folder")
+		return nil, errors.New("mcp clients: no home folder")
 	}
 	if project != "" && !filepath.IsAbs(project) {
-		return nil, fmt.Errorf("mcpinstall: project %q is not an absolute path", project)
+		return nil, fmt.Errorf("mcp clients: project %q is not an absolute path", project)
 	}
 	mcpServers := [][]string{{"mcpServers"}}
 	switch client {
@@ -76,7 +76,7 @@ func Targets(client, home, project string, env func(string) string) ([]Target, e
 			Roots: [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}}}}, nil
 	case ClaudeDesktop:
 		if project != "" {
-			return nil, errors.New("mcpinstall: Claude Desktop has no project config")
+			return nil, errors.New("mcp clients: Claude Desktop has no project config")
 		}
 		return []Target{{Client: client, File: claudeDesktopConfig(home, env), Roots: mcpServers}}, nil
 	case Cursor:

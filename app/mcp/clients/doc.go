@@ -1,4 +1,4 @@
-// Package mcpinstall rewrites the MCP servers an MCP client starts so
+// Package clients rewrites the MCP servers an MCP client starts so
 // that each runs through agate's proxy, and puts them back.
 //
 // A stdio server {"command": C, "args": [A...]} becomes {"command":
@@ -10,10 +10,10 @@
 // escapes), so Uninstall gives the file back byte for byte: a server
 // with no args gets none back, one with an empty array (Claude Code
 // writes "args": []) gets it back, told apart by the space agate puts
-// after the '[' of the latter. Nothing else in the file changes: JSON files (with comments where the client allows
-// them) are edited through hujson's syntax tree, value by value;
-// Codex's config.toml is edited at the byte offsets of the two values
-// go-toml's parser reports. A server already rewritten is left as it
+// after the '[' of the latter. Nothing else in the file changes:
+// JSON files (with comments where the client allows them) are edited
+// with package jsonc, value by value; Codex's config.toml is edited at
+// the byte offsets of the two values package tomledit finds. A server already rewritten is left as it
 // is, so Install can run twice; one rewritten for another agate binary
 // (a program named agate... run as "mcp run ... --") is pointed at this
 // one, never wrapped twice.

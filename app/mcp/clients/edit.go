@@ -40,11 +40,11 @@ type Result struct {
 // Install rewrites t's stdio servers to run through agate.
 func Install(t Target, o Options) (Result, error) {
 	if !filepath.IsAbs(o.Agate) {
-		return Result{File: t.File}, fmt.Errorf("mcpinstall: the agate binary %q is not an absolute path", o.Agate)
+		return Result{File: t.File}, fmt.Errorf("mcp clients: the agate binary %q is not an absolute path", o.Agate)
 	}
 	if !utf8.ValidString(o.Agate) {
 		// Written into a config, it would name another file.
-		return Result{File: t.File}, fmt.Errorf("mcpinstall: the agate binary's path %q is not UTF-8", o.Agate)
+		return Result{File: t.File}, fmt.Errorf("mcp clients: the agate binary's path %q is not UTF-8", o.Agate)
 	}
 	return editTarget(t, o, false)
 }

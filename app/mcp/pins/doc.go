@@ -1,4 +1,4 @@
-// Package mcppin owns the pins of MCP tool definitions: for each server
+// Package pins owns the pins of MCP tool definitions: for each server
 // name, the definition of each of its tools that agate first saw or a
 // person last approved.
 //

@@ -17,7 +17,7 @@ import (
 
 // ErrBadDefinition means a tool definition's Hash is not that of its
 // fields, or its name is empty.
-var ErrBadDefinition = errors.New("mcppin: a tool definition whose hash does not match it")
+var ErrBadDefinition = errors.New("mcp pins: a tool definition whose hash does not match it")
 
 // maxFile bounds one server's pin file.
 const maxFile = 16 << 20
@@ -69,7 +69,7 @@ func (s *Store) load(server string) (map[string]mcp.ToolDef, error) {
 		return pins, nil
 	}
 	if err := mcp.ValidName(server); err != nil {
-		return nil, fmt.Errorf("mcppin: %w", err)
+		return nil, fmt.Errorf("mcp pins: %w", err)
 	}
 	path := s.path(server)
 	data, err := osutil.ReadPrivate(path, maxFile)
@@ -79,22 +79,22 @@ func (s *Store) load(server string) (map[string]mcp.ToolDef, error) {
 		s.cache[server] = pins
 		return pins, nil
 	case err != nil:
-		return nil, fmt.Errorf("mcppin: read %s: %w", path, err)
+		return nil, fmt.Errorf("mcp pins: read %s: %w", path, err)
 	case len(data) > maxFile:
-		return nil, fmt.Errorf("mcppin: %s is larger than %d bytes", path, maxFile)
+		return nil, fmt.Errorf("mcp pins: %s is larger than %d bytes", path, maxFile)
 	}
 	var f file
 	if err := strictjson.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("mcppin: %s: %w", path, err)
+		return nil, fmt.Errorf("mcp pins: %s: %w", path, err)
 	}
 	if f.Server != server {
-		return nil, fmt.Errorf("mcppin: %s holds the pins of %q, not %q", path, f.Server, server)
+		return nil, fmt.Errorf("mcp pins: %s holds the pins of %q, not %q", path, f.Server, server)
 	}
 	pins := map[string]mcp.ToolDef{}
 	for name, d := range f.Tools {
 		v, err := verify(d)
 		if err != nil || v.Name != name {
-			return nil, fmt.Errorf("mcppin: %s: tool %q: a pin that is not what it hashes", path, name)
+			return nil, fmt.Errorf("mcp pins: %s: tool %q: a pin that is not what it hashes", path, name)
 		}
 		pins[name] = v
 	}
@@ -107,14 +107,14 @@ func (s *Store) path(server string) string { return filepath.Join(s.dir, server+
 // save writes server's pins whole. s.mu is held.
 func (s *Store) save(server string, pins map[string]mcp.ToolDef) error {
 	if err := osutil.MakeDir(s.dir, false); err != nil {
-		return fmt.Errorf("mcppin: %w", err)
+		return fmt.Errorf("mcp pins: %w", err)
 	}
 	data, err := json.MarshalIndent(file{Server: server, Tools: pins}, "", "  ")
 	if err != nil {
-		return fmt.Errorf("mcppin: %w", err)
+		return fmt.Errorf("mcp pins: %w", err)
 	}
 	if err := osutil.WriteFile(s.path(server), append(data, '\n'), 0o600); err != nil {
-		return fmt.Errorf("mcppin: %w", err)
+		return fmt.Errorf("mcp pins: %w", err)
 	}
 	return nil
 }
@@ -153,7 +153,7 @@ func (s *Store) Pin(server string, tools []mcp.ToolDef) ([]mcp.ToolChange, error
 	}
 	if len(added) > 0 {
 		if len(pins)+len(added) > maxTools {
-			return nil, fmt.Errorf("mcppin: server %q would have more than %d tools pinned", server, maxTools)
+			return nil, fmt.Errorf("mcp pins: server %q would have more than %d tools pinned", server, maxTools)
 		}
 		next := make(map[string]mcp.ToolDef, len(pins)+len(added))
 		for k, v := range pins {

@@ -1,4 +1,4 @@
-// Package codexhooks reads and edits the hooks agate installs in Codex
+// Package codexconfig reads and edits the hooks agate installs in Codex
 // CLI's config.toml, and the trust Codex needs before it runs them
 // (docs/hook-protocols.md §9). It is pure: it takes a file's bytes and
 // returns new bytes; the caller reads, backs up and writes the files.

@@ -35,7 +35,7 @@ func GeminiPolicyPath(settingsFile string) string {
 // yolo and headless runs as hooks.Gemini has them.
 //
 // The rule is safe only while agate's hook runs on every call and always
-// answers with exit 0 or 2 (hookcmd.Main): hooks.Gemini runs a call whose hook
+// answers with exit 0 or 2 (runner.Main): Gemini CLI runs a call whose hook
 // failed in any other way.
 func GeminiPolicy() []byte {
 	return []byte(geminiPolicyMark + `

@@ -1,3 +1,12 @@
+// Package settingsjson edits agate's hooks in the agents' JSON settings
+// (Claude Code's and Gemini CLI's settings.json, Cursor's hooks.json) as
+// bytes, with package jsonc: every key agate does not own stays, in its
+// order, and so do the comments and trailing commas of a file that has
+// them (JSON with comments, as Gemini CLI and VS Code allow). What agate
+// adds is plain JSON laid out like the file, so a plain JSON file stays
+// plain JSON. Install, Uninstall and Inspect read and write agate's
+// entries; GeminiPolicy is the policy file agate puts beside Gemini CLI's
+// settings. It is pure: the caller reads and writes the files.
 package settingsjson
 
 import (

@@ -1,0 +1,282 @@
+package policy
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The handlers of network clients and cloud tools: ssh, sshfs, gh, the cloud CLIs, kubectl, openssl (policy/programs/net.toml).
+
+// sshCodeOptions are ssh's -o options that run a command.
+var sshCodeOptions = map[string]bool{"proxycommand": true, "localcommand": true, "permitlocalcommand": true,
+	"knownhostscommand": true, "remotecommand": true, "match": true, "include": true, "pkcs11provider": true,
+	"securitykeyprovider": true, "sessiontype": false, "setenv": true, "sendenv": false, "controlpath": false,
+	"identityagent": false, "proxyjump": false}
+
+// sshHandler: -o options that run a command are code.
+func sshHandler(c *cmdRun) {
+	for _, o := range c.opts {
+		if o.name != "-o" {
+			continue
+		}
+		key, _, _ := strings.Cut(o.val, "=")
+		key, _, _ = strings.Cut(strings.TrimSpace(key), " ")
+		if !o.lit || sshCodeOptions[strings.ToLower(key)] {
+			c.add(Effect{Kind: EffExec, What: c.prog + " -o " + key + " runs a command"})
+		}
+	}
+}
+
+// ghReads are the gh commands that only read; the rest change something
+// on GitHub.
+var ghReads = map[string]bool{"view": true, "list": true, "ls": true, "status": true, "diff": true, "checks": true,
+	"search": true, "watch": true, "download": true, "logs": true, "log": true, "get": true, "clone": true}
+
+// ghHandler: gh reaches api.github.com; writes send data; gh auth token
+// prints a credential.
+func ghHandler(c *cmdRun) {
+	c.add(Effect{Kind: EffNetwork, Host: "api.github.com"})
+	sub := ""
+	if len(c.prefix) > 1 {
+		sub = c.prefix[1]
+	}
+	verb := ""
+	if len(c.ops) > 0 {
+		verb = c.ops[0].word
+		c.prefix = append(c.prefix, verb)
+	}
+	switch sub {
+	case "auth":
+		switch verb {
+		case "token", "status":
+			if verb == "token" || c.has("-t", "--show-token") || len(c.ops) > 1 && (c.ops[1].word == "-t" || c.ops[1].word == "--show-token") {
+				c.add(Effect{Kind: EffSecret, What: "gh auth " + verb + " prints a GitHub token"})
+			}
+			for _, op := range c.ops[1:] {
+				if op.word == "-t" || op.word == "--show-token" {
+					c.add(Effect{Kind: EffSecret, What: "gh auth status --show-token prints a GitHub token"})
+				}
+			}
+			return
+		default:
+			c.add(Effect{Kind: EffPersist, What: "gh auth " + verb + " changes the GitHub credentials"})
+			return
+		}
+	case "api":
+		for _, op := range c.ops {
+			w := strings.ToUpper(op.word)
+			if w == "POST" || w == "PUT" || w == "PATCH" || w == "DELETE" || strings.HasPrefix(op.word, "-f") || strings.HasPrefix(op.word, "-F") ||
+				strings.HasPrefix(op.word, "--field") || strings.HasPrefix(op.word, "--raw-field") || strings.HasPrefix(op.word, "--input") {
+				c.add(Effect{Kind: EffUpload, Host: "api.github.com", What: "gh api sends data"})
+				return
+			}
+		}
+		return
+	case "browse", "codespace":
+		c.add(Effect{Kind: EffExec, What: "gh " + sub + " opens what gh likes"})
+		return
+	case "status", "search":
+		return
+	case "extension":
+		if verb != "list" {
+			c.add(Effect{Kind: EffExec, What: "gh extension installs or runs extensions"})
+		}
+		return
+	case "config", "alias":
+		if verb == "set" || verb == "delete" || verb == "import" || verb == "clear-cache" {
+			c.add(Effect{Kind: EffPersist, What: "gh " + sub + " " + verb + " changes gh's settings"})
+		}
+		return
+	case "repo":
+		if verb == "clone" {
+			c.add(Effect{Kind: EffWrite, Path: c.base, What: "gh repo clone"})
+			return
+		}
+	case "run", "release":
+		if verb == "download" {
+			c.add(Effect{Kind: EffWrite, Path: c.base, What: "gh " + sub + " download"})
+			return
+		}
+	case "pr":
+		if verb == "checkout" {
+			c.add(Effect{Kind: EffWrite, Path: c.base, What: "gh pr checkout changes the working tree"})
+			return
+		}
+	}
+	if verb == "" || ghReads[verb] {
+		return
+	}
+	c.add(Effect{Kind: EffUpload, Host: "api.github.com", What: "gh " + sub + " " + verb + " changes something on GitHub"})
+}
+
+// cloudSecrets are what cloud tools print that are credentials.
+var cloudSecrets = regexp.MustCompile(`(?i)^(get|export-credentials|get-session-token|get-access-token|print-access-token|print-identity-token|get-login-password|get-authorization-token|get-secret-value|access-secret|show-connection-string|list-keys|get-credentials|token)$`)
+
+// cloudHandler: what cloud tools print can be credentials.
+func cloudHandler(c *cmdRun) {
+	for _, op := range c.ops {
+		if cloudSecrets.MatchString(op.word) {
+			c.add(Effect{Kind: EffSecret, What: c.prog + " " + op.word + " prints a credential"})
+			return
+		}
+	}
+}
+
+// kubectlReads only read the cluster.
+var kubectlReads = map[string]bool{"get": true, "describe": true, "logs": true, "top": true, "explain": true, "version": true,
+	"api-resources": true, "api-versions": true, "cluster-info": true, "events": true, "wait": true, "diff": true, "auth": true,
+	"completion": true, "help": true, "plugin": false}
+
+func kubectlHandler(c *cmdRun) {
+	if len(c.ops) == 0 {
+		return
+	}
+	verb := c.ops[0].word
+	switch {
+	case kubectlReads[verb]:
+	case verb == "exec" || verb == "run" || verb == "attach" || verb == "debug" || verb == "cp" || verb == "port-forward" || verb == "proxy":
+		c.add(Effect{Kind: EffExec, What: c.prog + " " + verb + " runs or reaches code in the cluster"})
+		c.add(Effect{Kind: EffSystem, What: c.prog + " " + verb})
+	case verb == "config":
+		if len(c.ops) > 1 && c.ops[1].word != "view" && c.ops[1].word != "get-contexts" && c.ops[1].word != "current-context" && c.ops[1].word != "get-clusters" {
+			c.add(Effect{Kind: EffPersist, Path: c.abs("~/.kube/config"), What: c.prog + " config changes which cluster it talks to"})
+		} else if len(c.ops) > 1 && c.ops[1].word == "view" {
+			for _, op := range c.ops {
+				if op.word == "--raw" {
+					c.add(Effect{Kind: EffSecret, What: "kubectl config view --raw prints credentials"})
+				}
+			}
+		}
+	default:
+		c.add(Effect{Kind: EffSystem, What: c.prog + " " + verb + " changes the cluster"})
+	}
+}
+
+// opensslHandler reads openssl's command and the options that name files
+// and hosts.
+func opensslHandler(c *cmdRun) {
+	if len(c.words) == 0 {
+		c.add(Effect{Kind: EffExec, What: "openssl reads commands from its input"})
+		return
+	}
+	cmd := c.words[0]
+	c.prefix = append(c.prefix, cmd)
+	words, lits := c.words[1:], c.lits[1:]
+	switch cmd {
+	case "version", "help", "list", "rand", "errstr", "ciphers", "speed", "prime", "passwd":
+		for i, w := range words {
+			if w == "-out" && i+1 < len(words) {
+				c.writePath(words[i+1], lits[i+1], Effect{})
+			}
+		}
+		return
+	case "s_client", "s_time":
+		for i, w := range words {
+			if w == "-connect" && i+1 < len(words) {
+				h := hostOf(words[i+1])
+				c.add(Effect{Kind: EffNetwork, Host: h})
+				c.add(Effect{Kind: EffUpload, Host: h})
+				return
+			}
+		}
+		c.add(Effect{Kind: EffNetwork, Host: "localhost"})
+		c.add(Effect{Kind: EffUpload, Host: "localhost"})
+		return
+	case "s_server":
+		c.add(Effect{Kind: EffNetwork, What: "openssl s_server listens for connections"})
+		c.add(Effect{Kind: EffExec, What: "openssl s_server can run commands for its clients"})
+		return
+	case "x509", "req", "genrsa", "genpkey", "rsa", "ec", "pkey", "pkcs12", "pkcs7", "pkcs8", "dgst", "sha256", "sha1", "md5",
+		"enc", "base64", "verify", "crl", "asn1parse", "cms", "smime", "ocsp", "dhparam", "ecparam", "kdf", "mac", "pkeyutl", "rsautl", "sha512":
+	default:
+		c.unknown("openssl " + cmd + " is not a command agate knows")
+		return
+	}
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch w {
+		case "-in", "-key", "-CA", "-CAkey", "-signkey", "-inkey", "-config", "-extfile", "-CAfile", "-untrusted", "-certfile", "-verify", "-prverify", "-sigfile", "-kfile", "-pass":
+			if i+1 < len(words) {
+				v := words[i+1]
+				if w == "-pass" || w == "-passin" {
+					if f, ok := strings.CutPrefix(v, "file:"); ok {
+						c.pathEffect(EffRead, f, lits[i+1], Effect{})
+					}
+				} else {
+					c.pathEffect(EffRead, v, lits[i+1], Effect{})
+				}
+				i++
+			}
+		case "-out", "-keyout", "-signature":
+			if i+1 < len(words) {
+				c.writePath(words[i+1], lits[i+1], Effect{})
+				i++
+			}
+		case "-engine", "-provider", "-provider-path":
+			c.add(Effect{Kind: EffExec, What: "openssl " + w + " loads code"})
+			i++
+		default:
+			if !strings.HasPrefix(w, "-") {
+				c.pathEffect(EffRead, w, lits[i], Effect{})
+			}
+		}
+	}
+}
+
+// noOpsExecHandler: with no operand the program reads commands from its
+// input (hping3's Tcl shell).
+func noOpsExecHandler(c *cmdRun) {
+	if len(c.ops) == 0 && !c.has("-v", "--version", "-V", "-h", "--help") {
+		c.add(Effect{Kind: EffExec, What: c.prog + " with no operand reads commands from its input"})
+	}
+}
+
+// sshfsCodeOptions are mount options of sshfs that run a program.
+var sshfsCodeOptions = map[string]bool{"ssh_command": true, "sftp_server": true, "proxycommand": true, "localcommand": true,
+	"permitlocalcommand": true, "knownhostscommand": true, "directport": false, "passive": true, "slave": true, "password_stdin": false}
+
+// sshfsHandler: -o ssh_command=PROG (and the ssh options that run a
+// command, given as -o ProxyCommand=...) run programs.
+func sshfsHandler(c *cmdRun) {
+	for _, o := range c.opts {
+		if o.name != "-o" {
+			continue
+		}
+		if !o.lit {
+			c.add(Effect{Kind: EffExec, What: c.prog + " -o with options not known until it runs"})
+			continue
+		}
+		for _, kv := range strings.Split(o.val, ",") {
+			k, _, _ := strings.Cut(kv, "=")
+			if sshfsCodeOptions[strings.ToLower(strings.TrimSpace(k))] {
+				c.add(Effect{Kind: EffExec, What: c.prog + " -o " + k + " runs a program"})
+			}
+		}
+	}
+}
+
+// --- kubectl get secret ---
+
+// kubectlSecretsHandler is kubectl's handler, and what it does not see:
+// get, describe and edit of secrets print their data.
+func kubectlSecretsHandler(c *cmdRun) {
+	kubectlHandler(c)
+	if len(c.ops) < 2 {
+		return
+	}
+	switch c.ops[0].word {
+	case "get", "describe", "edit", "view-secret":
+	default:
+		return
+	}
+	for _, op := range c.ops[1:] {
+		w := strings.ToLower(op.word)
+		for _, kind := range strings.Split(w, ",") {
+			kind, _, _ = strings.Cut(kind, "/")
+			if kind == "secret" || kind == "secrets" || kind == "sealedsecrets" || strings.HasPrefix(kind, "secrets.") || kind == "all" && c.has("-o", "--output") {
+				c.add(Effect{Kind: EffSecret, What: c.prog + " " + c.ops[0].word + " " + op.word + " prints secrets"})
+				return
+			}
+		}
+	}
+}
