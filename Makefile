@@ -8,7 +8,7 @@ LDFLAGS  := -s -w -X github.com/agatehq/agate/app/version.Version=$(VERSION)
 GOFLAGS  += -buildvcs=false
 export GOFLAGS
 
-.PHONY: all build cli desktop run test test-go test-keychain test-ui test-soak test-agents vet bench fuzz deps clean screenshots package install
+.PHONY: all build cli cross desktop run test test-go test-keychain test-ui test-soak test-agents vet bench fuzz deps clean screenshots package install
 
 all: build
 
@@ -44,10 +44,20 @@ vet:
 ## test: vet, every test with -race, the keychain tests under a real
 ## Secret Service, the UI tests under Xvfb, the daemon under hostile
 ## clients, the real agents' tests.
-test: deps vet test-go test-keychain test-ui test-soak test-agents
+test: deps vet cross test-go test-keychain test-ui test-soak test-agents
 
 test-go:
 	$(GO) test -race -timeout 20m ./...
+
+## cross: agate-cli and agate-hook build for macOS (amd64, arm64) and
+## Windows, so the platform files keep compiling (they are not run here).
+CROSS := darwin/amd64 darwin/arm64 windows/amd64
+cross:
+	@for t in $(CROSS); do \
+	  echo "cross: $$t"; \
+	  GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build -trimpath -tags nogui -o /dev/null . || exit 1; \
+	  GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null ./app/hooks/agate-hook || exit 1; \
+	done
 
 ## test-soak: the real daemon under slow, huge, malformed and concurrent
 ## clients for a minute, while hook calls go on; then a hook call, its
@@ -111,7 +121,7 @@ install: build
 ## timings of a hook call and of a sandboxed command.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./policy/
-	$(GO) test -run '^$$' -bench . -count 3 ./app/daemon/ ./app/cli/
+	$(GO) test -run '^$$' -bench . -count 3 ./app/daemon/ ./app/cli/ ./app/hooks/runner/
 	./.ci/keyring-test.sh -bench
 	./bench/hook.sh
 	./bench/sandbox.sh

@@ -341,3 +341,38 @@ func TestHookBinaryStaysLean(t *testing.T) {
 	}
 	walk("app/hooks/agate-hook")
 }
+
+// TestRoomsAreMapped: at most ten folders stand directly under app/, and
+// the map in app/doc.go names each of them and nothing else; so does
+// app/hooks/doc.go's for the hooks' folders.
+func TestRoomsAreMapped(t *testing.T) {
+	for _, dir := range []string{".", "hooks"} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rooms []string
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != "testdata" {
+				rooms = append(rooms, e.Name())
+			}
+		}
+		if dir == "." && len(rooms) > 10 {
+			t.Errorf("%d folders under app/ (%v): at most ten, each named by what it is", len(rooms), rooms)
+		}
+		doc, err := os.ReadFile(filepath.Join(dir, "doc.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mapped []string
+		for _, line := range strings.Split(string(doc), "\n") {
+			if f := strings.Fields(strings.TrimPrefix(line, "//\t")); strings.HasPrefix(line, "//\t") && len(f) > 1 {
+				mapped = append(mapped, f[0])
+			}
+		}
+		sort.Strings(mapped)
+		if !slices.Equal(rooms, mapped) {
+			t.Errorf("%s/doc.go maps %v; the folders are %v", dir, mapped, rooms)
+		}
+	}
+}

@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:    "hook",
-		args:    "claude-code|gemini|cursor [--agent-timeout DURATION] [--config FILE] [--socket PATH]",
+		args:    strings.Join(hooks.Agents(), "|") + " [--agent-timeout DURATION] [--config FILE] [--socket PATH]",
 		summary: "answer an agent's hook: read its JSON on stdin, ask the daemon, print the agent's answer",
 		run:     cmdHook,
 	})

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agatehq/agate/app/hooks"
 	"github.com/agatehq/agate/app/internal/apptest"
 )
 
@@ -31,6 +32,13 @@ func TestHookCmdArgs(t *testing.T) {
 		}
 		if strings.Contains(errb.String(), "not running") {
 			t.Errorf("agate hook %v asked for the daemon: %s", args, errb.String())
+		}
+		if len(args) == 1 && args[0] == "-h" {
+			for _, agent := range hooks.Agents() {
+				if !strings.Contains(errb.String(), agent) {
+					t.Errorf("agate hook -h does not name %s: %s", agent, errb.String())
+				}
+			}
 		}
 	}
 }

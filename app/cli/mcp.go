@@ -20,7 +20,7 @@ func init() {
 	register(&command{
 		name:    "mcp",
 		args:    "run [--name NAME] -- COMMAND [ARGS...] | install CLIENT [--project DIR] | uninstall CLIENT [--project DIR]",
-		summary: "gate an MCP server's tool calls: run it through agate, or rewrite a client's servers to",
+		summary: "gate an MCP server's tool calls: run it through agate, or rewrite a client's servers to run through it (and back)",
 		run:     runMCP,
 	})
 }

@@ -15,6 +15,7 @@
 //	runner      one hook call: stdin, the daemon, stdout, exit 0 or 2, whatever happens
 //	agate-hook  the lean binary agents run per call: the runner and nothing else
 //	settings    agate's hooks in the agents' settings files, and the formats' editors
+//	internal    hookjson: the JSON reading and writing the adapters share
 //
 // docs/hook-protocols.md records the protocols and where each fact comes
 // from; testdata/hooks holds payloads recorded from the real agents.

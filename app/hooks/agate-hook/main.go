@@ -4,7 +4,7 @@
 // the hook adapters and the API client, not the daemon, the sandbox or
 // the GUI. `agate hooks install` points the agents at it.
 //
-//	agate-hook hook claude-code|gemini|cursor [--agent-timeout 135s] [--config FILE] [--socket PATH]
+//	agate-hook hook claude-code|gemini|cursor|codex [--agent-timeout 135s] [--config FILE] [--socket PATH]
 //
 // It exits 0 with the answer on stdout, or 2 with the reason on stderr,
 // and never otherwise (see runner.Main).
@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/agatehq/agate/app/hooks"
 	"github.com/agatehq/agate/app/hooks/runner"
@@ -26,7 +27,7 @@ func main() {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: agate-hook hook claude-code|gemini|cursor [--agent-timeout DURATION] [--config FILE] [--socket PATH]")
+		fmt.Fprintf(os.Stderr, "usage: agate-hook hook %s [--agent-timeout DURATION] [--config FILE] [--socket PATH]\n", strings.Join(hooks.Agents(), "|"))
 		os.Exit(hooks.ExitBlock)
 	}
 	agent := args[0]

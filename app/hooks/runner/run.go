@@ -123,7 +123,7 @@ func (r *hookRun) loadConfig() {
 	}
 }
 
-// readHookInput reads the hook's stdin, up to maxInput.
+// readInput reads the hook's stdin, up to maxInput.
 func readInput(r io.Reader) ([]byte, error) {
 	if r == nil {
 		return nil, errors.New("no hook input")
