@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/agatehq/agate/app/api"
@@ -50,14 +51,4 @@ func TestParseTerminalAnswer(t *testing.T) {
 	}
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func equalStrings(a, b []string) bool { return slices.Equal(a, b) }

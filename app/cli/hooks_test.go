@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/hooks/settings"
+	"github.com/agatehq/agate/app/internal/apptest"
 )
 
 // hooksWorld is a home folder with an agate binary in it, and agate's
@@ -21,7 +22,7 @@ type hooksWorld struct {
 func newHooksWorld(t *testing.T) *hooksWorld {
 	t.Helper()
 	w := &hooksWorld{home: t.TempDir()}
-	useConfig(t, "[approvals]\ntimeout = \"2m\"\n")
+	apptest.UseConfig(t, "[approvals]\ntimeout = \"2m\"\n")
 	t.Setenv("HOME", w.home)
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	w.bin = filepath.Join(w.home, "bin", "agate-cli")
@@ -32,20 +33,6 @@ func newHooksWorld(t *testing.T) *hooksWorld {
 		t.Fatal(err)
 	}
 	return w
-}
-
-// useConfig points agate's commands at a config with text, a state
-// folder and a socket where no daemon runs, all in a temp folder.
-func useConfig(t *testing.T, text string) {
-	t.Helper()
-	dir := t.TempDir()
-	config := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("AGATE_CONFIG", config)
-	t.Setenv("AGATE_STATE_DIR", filepath.Join(dir, "state"))
-	t.Setenv("AGATE_SOCKET", filepath.Join(dir, "no-daemon.sock"))
 }
 
 // runHooks runs `agate hooks ARGS`.

@@ -124,27 +124,12 @@ func (d *fakeDaemon) seen() (decides []api.DecideRequest, taints, runs []api.Tai
 	return append([]api.DecideRequest(nil), d.decides...), append([]api.TaintRequest(nil), d.taints...), append([]api.TaintRequest(nil), d.runs...)
 }
 
-// hookWorld is a config file, a state folder and the agents' project
-// variables, all in a temp folder.
-type hookWorld struct {
-	dir, config string
-}
-
-func newHookWorld(t *testing.T, configText string) *hookWorld {
+// newHookWorld points agate at a config with configText and every
+// agent's project at /home/dev/project.
+func newHookWorld(t *testing.T, configText string) *apptest.Setting {
 	t.Helper()
-	w := &hookWorld{dir: t.TempDir()}
-	w.config = filepath.Join(w.dir, "config.toml")
-	if configText != "" {
-		if err := os.WriteFile(w.config, []byte(configText), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("AGATE_CONFIG", w.config)
-	t.Setenv("AGATE_STATE_DIR", filepath.Join(w.dir, "state"))
-	t.Setenv("AGATE_SOCKET", filepath.Join(w.dir, "no-daemon.sock"))
-	for _, v := range []string{"CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR"} {
-		t.Setenv(v, "/home/dev/project")
-	}
+	w := apptest.UseConfig(t, configText)
+	apptest.ProjectEnv(t, "/home/dev/project")
 	return w
 }
 
@@ -313,7 +298,7 @@ var callPayloads = []struct{ agent, file string }{
 // not be recorded; a new prompt goes on.
 func TestHookCmdDaemonDown(t *testing.T) {
 	w := newHookWorld(t, "")
-	sock := filepath.Join(w.dir, "absent.sock")
+	sock := filepath.Join(w.Dir, "absent.sock")
 	for _, c := range callPayloads {
 		t.Run(c.file, func(t *testing.T) {
 			code, stdout, stderr := runHook(t, payload(t, c.file), c.agent, "--socket", sock)
@@ -346,11 +331,11 @@ func TestHookCmdDaemonDown(t *testing.T) {
 // agent's prompt, with the reason; where the agent cannot ask, it blocks.
 func TestHookCmdDaemonDownAsk(t *testing.T) {
 	w := newHookWorld(t, "")
-	cfg := filepath.Join(w.dir, "ask.toml")
+	cfg := filepath.Join(w.Dir, "ask.toml")
 	if err := os.WriteFile(cfg, []byte("[hooks]\non_daemon_down = \"ask\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sock := filepath.Join(w.dir, "absent.sock")
+	sock := filepath.Join(w.Dir, "absent.sock")
 	for _, c := range []struct {
 		agent, file string
 		wantCode    int
@@ -389,7 +374,7 @@ func TestHookCmdDaemonDownAsk(t *testing.T) {
 func TestHookCmdBrokenConfig(t *testing.T) {
 	w := newHookWorld(t, "[hooks]\non_daemon_down = \"ask\"\n[approvals\n")
 	code, stdout, stderr := runHook(t, payload(t, "claude-code/pretooluse-write.json"), "claude-code",
-		"--socket", filepath.Join(w.dir, "absent.sock"))
+		"--socket", filepath.Join(w.Dir, "absent.sock"))
 	if code != 2 || stdout != "" {
 		t.Fatalf("exit %d, stdout %q; want a block", code, stdout)
 	}

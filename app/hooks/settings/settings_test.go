@@ -10,29 +10,15 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/hooks/settings/settingsjson"
+	"github.com/agatehq/agate/app/internal/apptest"
 )
 
-// hookWorld is a config file, a state folder and the agents' project
-// variables, all in a temp folder.
-type hookWorld struct {
-	dir, config string
-}
-
-func newHookWorld(t *testing.T, configText string) *hookWorld {
+// newHookWorld points agate at a config with configText and every
+// agent's project at /home/dev/project.
+func newHookWorld(t *testing.T, configText string) *apptest.Setting {
 	t.Helper()
-	w := &hookWorld{dir: t.TempDir()}
-	w.config = filepath.Join(w.dir, "config.toml")
-	if configText != "" {
-		if err := os.WriteFile(w.config, []byte(configText), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("AGATE_CONFIG", w.config)
-	t.Setenv("AGATE_STATE_DIR", filepath.Join(w.dir, "state"))
-	t.Setenv("AGATE_SOCKET", filepath.Join(w.dir, "no-daemon.sock"))
-	for _, v := range []string{"CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR"} {
-		t.Setenv(v, "/home/dev/project")
-	}
+	w := apptest.UseConfig(t, configText)
+	apptest.ProjectEnv(t, "/home/dev/project")
 	return w
 }
 

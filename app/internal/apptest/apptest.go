@@ -178,3 +178,34 @@ func WithCommand(t *testing.T, file, command string) string {
 	out, _ := json.Marshal(m)
 	return string(out)
 }
+
+// Setting is a config file, a state folder and a socket where no daemon
+// runs, in a temp folder, named by AGATE_CONFIG, AGATE_STATE_DIR and
+// AGATE_SOCKET for the rest of the test.
+type Setting struct {
+	Dir, Config string
+}
+
+// UseConfig makes a Setting whose config holds text ("" for no file).
+func UseConfig(t testing.TB, text string) *Setting {
+	t.Helper()
+	s := &Setting{Dir: t.TempDir()}
+	s.Config = filepath.Join(s.Dir, "config.toml")
+	if text != "" {
+		if err := os.WriteFile(s.Config, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("AGATE_CONFIG", s.Config)
+	t.Setenv("AGATE_STATE_DIR", filepath.Join(s.Dir, "state"))
+	t.Setenv("AGATE_SOCKET", filepath.Join(s.Dir, "no-daemon.sock"))
+	return s
+}
+
+// ProjectEnv sets every agent's project folder variable
+// (CLAUDE_PROJECT_DIR, GEMINI_PROJECT_DIR, CURSOR_PROJECT_DIR) to dir.
+func ProjectEnv(t testing.TB, dir string) {
+	for _, v := range []string{"CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR"} {
+		t.Setenv(v, dir)
+	}
+}

@@ -3,6 +3,7 @@ package tomledit
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -174,17 +175,7 @@ func LineEnd(s string, i int) int {
 func lineOf(s string, i int) int { return strings.Count(s[:min(i, len(s))], "\n") + 1 }
 
 // EqualPath reports whether two key paths are the same.
-func EqualPath(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func EqualPath(a, b []string) bool { return slices.Equal(a, b) }
 
 // parseError gives a parser error the line it is on.
 func parseError(p *unstable.Parser, s string, err error) error {
