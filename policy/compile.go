@@ -188,10 +188,11 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 			fail("auto.protected_paths", i, err)
 		}
 	}
-	for _, s := range defaultSecretReads {
-		ref := builtin
-		ref.Text = s
-		p.secretReads.add(s, ref, o)
+	for _, st := range SecretStores() {
+		for _, s := range st.Paths {
+			ref := RuleRef{Text: s, Source: "built-in (" + st.Tool + ")"}
+			p.secretReads.add(s, ref, o)
+		}
 	}
 	if o.StateDir != "" {
 		p.secretReads.add(path.Clean(o.StateDir), RuleRef{Text: o.StateDir, Source: "built-in (agate's key store)"}, o)

@@ -138,43 +138,6 @@ var defaultProtected = []string{
 	"~/.config/go/env", ".bunfig.toml", "bunfig.toml",
 }
 
-// defaultSecretReads are the reads that ask by default: the project's
-// and the person's credentials, the system's, the agents', the
-// browsers' and the password stores'.
-var defaultSecretReads = []string{
-	".env", ".env.*", ".npmrc", ".pypirc", ".netrc", ".git-credentials", "*.pem", "*.key",
-	"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
-	".aws/credentials", ".docker/config.json", ".kube/config", ".gnupg/", ".ssh/",
-	// the system's
-	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d/",
-	"/etc/ssh/ssh_host_*_key", "/root/", "/proc/*/environ", "/proc/*/mem", "/proc/*/maps", "/proc/*/cmdline",
-	"/proc/*/auxv", "/dev/mem", "/dev/kmem", "/var/lib/sss/", "/etc/krb5.keytab", "*.keytab",
-	// memory and disks: every file and key on them, read around the
-	// permissions that guard each
-	"/proc/kcore", "/dev/port", "/dev/sd*", "/dev/hd*", "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*",
-	"/dev/disk*", "/dev/rdisk*", "/dev/md*", "/dev/dm-*", "/dev/mapper/", "/dev/nbd*", "/dev/loop*", "/dev/zd*",
-	"/dev/sr*", "/dev/mtdblock*",
-	// the agents'
-	"~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json",
-	"~/.gemini/google_accounts.json", "~/.config/github-copilot/", "~/.cursor/mcp.json", "~/.config/gh/hosts.yml",
-	"~/.config/hub", "~/.aider.conf.yml",
-	// clouds and tools
-	"~/.config/gcloud/", "~/.azure/", "~/.oci/", "~/.terraform.d/credentials.tfrc.json", "~/.cargo/credentials",
-	"~/.cargo/credentials.toml", "~/.gem/credentials", "~/.m2/settings.xml", "~/.gradle/gradle.properties",
-	"~/.config/composer/auth.json", "~/.composer/auth.json", "~/.config/rclone/", ".s3cfg", ".vault-token",
-	".pgpass", ".my.cnf", ".mylogin.cnf", "~/.config/doctl/", "~/.fly/", "~/.vercel/", "~/.netlify/",
-	"~/.config/heroku/", "~/.heroku/", "~/.config/op/", "~/.config/Bitwarden CLI/", "~/.local/share/containers/auth.json",
-	"service-account*.json", "*-credentials.json", "*.p12", "*.pfx", "*.kdbx", "*.gpg", ".htpasswd",
-	// shells' and databases' histories
-	".bash_history", ".zsh_history", ".sh_history", ".history", ".psql_history", ".mysql_history",
-	".sqlite_history", ".python_history", ".node_repl_history", ".rediscli_history", ".lesshst", ".local/share/fish/fish_history",
-	// keyrings, password stores, browsers
-	"~/.local/share/keyrings/", "~/.password-store/", "~/Library/Keychains/", "~/.mozilla/", "~/.config/google-chrome/",
-	"~/.config/chromium/", "~/.config/BraveSoftware/", "~/.config/microsoft-edge/", "~/.config/vivaldi/",
-	"~/Library/Application Support/Google/Chrome/", "~/Library/Application Support/Firefox/", "~/snap/firefox/",
-	"~/.thunderbird/", "~/.config/keepassxc/", "~/.local/share/kwalletd/",
-}
-
 // notSecrets are files named like secrets that are templates, written to
 // be committed: reading them asks nothing.
 var notSecrets = []string{".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults", ".env.schema",

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 )
 
@@ -58,14 +59,33 @@ func bwrapArgs(p *plan) []string {
 			a = append(a, "--bind", m.path, m.path)
 		case mountBindRO, mountProtect:
 			a = append(a, "--ro-bind", m.path, m.path)
-		case mountHideDir:
+		case mountEmptyDir:
 			a = append(a, "--tmpfs", m.path)
+		case mountHideDir:
+			a = append(a, "--perms", "0000", "--tmpfs", m.path, "--remount-ro", m.path)
 		case mountHideFile:
-			a = append(a, "--ro-bind", "/dev/null", m.path)
+			// An empty file, mode 0000, read-only: the data comes from fd 3,
+			// which is /dev/null (bwrapFiles).
+			a = append(a, "--perms", "0000", "--ro-bind-data", "3", m.path)
 		}
 	}
 	a = append(a, "--chdir", p.work, "--")
 	return append(a, p.argv...)
+}
+
+// bwrapFiles are the files bwrap reads by descriptor, from fd 3 on: /dev/null,
+// the content of every hidden file, when there is one.
+func bwrapFiles(p *plan) ([]*os.File, error) {
+	for _, m := range p.mounts {
+		if m.kind == mountHideFile {
+			f, err := os.Open(os.DevNull)
+			if err != nil {
+				return nil, fmt.Errorf("open %s for the hidden files: %w", os.DevNull, err)
+			}
+			return []*os.File{f}, nil
+		}
+	}
+	return nil, nil
 }
 
 func (b *bwrap) command(ctx context.Context, p *plan) (*exec.Cmd, error) {
@@ -73,6 +93,11 @@ func (b *bwrap) command(ctx context.Context, p *plan) (*exec.Cmd, error) {
 	if cmd.Err != nil {
 		return nil, fmt.Errorf("%w: bwrap is not installed", errMissing)
 	}
+	files, err := bwrapFiles(p)
+	if err != nil {
+		return nil, err
+	}
+	cmd.ExtraFiles = files
 	cmd.Env = p.env // bwrap passes its environment on
 	cmd.Dir = p.work
 	return cmd, nil

@@ -37,13 +37,14 @@ func TestBwrapArgs(t *testing.T) {
 		{
 			name: "every kind of mount, in the plan's order",
 			p: &plan{work: "/run/u/w", argv: []string{"sh"}, mounts: []mount{
-				{mountHideDir, "/run/u"}, {mountBindRW, "/run/u/w"}, {mountBindRW, "/data"},
-				{mountBindRO, "/opt/sdk"}, {mountHideFile, "/run/docker.sock"},
+				{mountEmptyDir, "/run/u"}, {mountBindRW, "/run/u/w"}, {mountBindRW, "/data"},
+				{mountBindRO, "/opt/sdk"}, {mountHideFile, "/run/docker.sock"}, {mountHideDir, "/home/u/.aws"},
 				{mountPin, "/run/u/w/.git"}, {mountProtect, "/run/u/w/.git/hooks"},
 			}},
 			want: cat([]string{"--unshare-all"}, base, []string{
 				"--tmpfs", "/run/u", "--bind", "/run/u/w", "/run/u/w", "--bind", "/data", "/data",
-				"--ro-bind", "/opt/sdk", "/opt/sdk", "--ro-bind", "/dev/null", "/run/docker.sock",
+				"--ro-bind", "/opt/sdk", "/opt/sdk", "--perms", "0000", "--ro-bind-data", "3", "/run/docker.sock",
+				"--perms", "0000", "--tmpfs", "/home/u/.aws", "--remount-ro", "/home/u/.aws",
 				"--bind", "/run/u/w/.git", "/run/u/w/.git", "--ro-bind", "/run/u/w/.git/hooks", "/run/u/w/.git/hooks",
 				"--chdir", "/run/u/w", "--", "sh",
 			}),

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -192,13 +193,19 @@ func layout(s *childSpec) error {
 			err = attach(fd, m.Path)
 			delete(sources, m.Path) // attached: no longer ours to close
 			unix.Close(fd)
-		case mountHideDir:
+		case mountEmptyDir:
 			if err = ensureDir(m.Path); err == nil {
 				err = tmpfs(m.Path, "mode=0755")
 			}
+		case mountHideDir:
+			// Read-only and mode 0000: entering it is "permission denied",
+			// and nothing can chmod it open.
+			if err = ensureDir(m.Path); err == nil {
+				err = denyTmpfs(m.Path)
+			}
 		case mountHideFile:
 			if err = ensureFile(m.Path); err == nil {
-				err = bindFrom("/dev/null", m.Path, true)
+				err = bindDenied(m.Path)
 			}
 		case mountPin:
 			err = rebind(m.Path, false)
@@ -210,6 +217,10 @@ func layout(s *childSpec) error {
 		if err != nil {
 			return err
 		}
+	}
+	// The binds hold the hidden files' inode; the name goes.
+	if err := os.Remove(deniedFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", deniedFile, err)
 	}
 	return nil
 }
@@ -258,6 +269,32 @@ func bindFrom(src, target string, ro bool) error {
 // rebind binds path onto itself, read-only if ro: a writable self-bind
 // makes a directory a mount point, which cannot be renamed or removed.
 func rebind(path string, ro bool) error { return bindFrom(path, path, ro) }
+
+// deniedFile is an empty file of mode 0000 in the sandbox's private /tmp,
+// bound read-only over each hidden file, then removed (the binds keep
+// it).
+const deniedFile = "/tmp/.agate-denied"
+
+// bindDenied binds an empty, mode-0000 file read-only over target: reading
+// it is "permission denied".
+func bindDenied(target string) error {
+	if _, err := os.Lstat(deniedFile); err != nil {
+		f, err := os.OpenFile(deniedFile, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("make the file hidden files show: %w", err)
+		}
+		f.Close()
+	}
+	return bindFrom(deniedFile, target, true)
+}
+
+// denyTmpfs mounts an empty tmpfs of mode 0000, read-only, at path.
+func denyTmpfs(path string) error {
+	if err := unix.Mount("tmpfs", path, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_RDONLY, "mode=0000"); err != nil {
+		return fmt.Errorf("mount tmpfs at %s: %w", path, err)
+	}
+	return nil
+}
 
 // tmpfs mounts an empty tmpfs at path.
 func tmpfs(path, opts string) error {

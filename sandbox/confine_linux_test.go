@@ -29,6 +29,7 @@ const envUnprivileged = "AGATE_SANDBOX_TEST_UNPRIVILEGED"
 // loopback.
 type harness struct {
 	work, outside, hidden, sock string
+	secrets                     []string // hidden: a folder, a file outside, a file in the work dir
 	tcp                         *net.TCPListener
 	udp                         net.PacketConn
 	unix                        *net.UnixListener
@@ -62,6 +63,13 @@ func newHarness(t *testing.T, o Options) *harness {
 	}
 	t.Cleanup(func() { h.unix.Close() })
 
+	// A secret store (a folder) and a token file, hidden, and a .env in
+	// the work dir, hidden too.
+	writeFile(t, filepath.Join(outside, "store", "credentials"), "s3cret-store\n")
+	writeFile(t, filepath.Join(outside, "token"), "s3cret-token\n")
+	writeFile(t, filepath.Join(h.work, ".env"), "KEY=s3cret-env\n")
+	h.secrets = []string{filepath.Join(outside, "store"), filepath.Join(outside, "token"), filepath.Join(h.work, ".env")}
+
 	writeFile(t, filepath.Join(h.work, ".bashrc"), "orig\n")
 	writeFile(t, filepath.Join(h.work, ".git", "config"), "[core]\n")
 	if err := os.MkdirAll(filepath.Join(h.work, ".git", "hooks"), 0o755); err != nil {
@@ -81,7 +89,7 @@ func newHarness(t *testing.T, o Options) *harness {
 	o.WorkDir = h.work
 	o.FailClosed = true
 	o.Protected = DefaultProtected(h.work, h.work, nil) // as when the work dir is home
-	o.Hidden = []string{h.hidden}
+	o.Hidden = append([]string{h.hidden}, h.secrets...)
 	o.Env = []string{
 		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"HOME=" + h.work, "LANG=C.UTF-8", "KEEP_ME=1",
@@ -350,6 +358,33 @@ v=$(cat /proc/sys/kernel/domainname) && echo "$v" > /proc/sys/kernel/domainname`
 				t.Errorf("the socket is visible inside: %q", stdout)
 			}
 			h.nothingReached(t)
+		},
+	},
+	{
+		name: "hidden secrets read as permission denied, and cannot be opened up",
+		script: func(h *harness) string {
+			s := ""
+			for _, p := range h.secrets {
+				s += "cat " + p + "; ls " + p + "; cat " + p + "/credentials; chmod 777 " + p + "; cat " + p + "; "
+			}
+			return s + "true"
+		},
+		check: func(t testing.TB, h *harness, code int, stdout, stderr string) {
+			if strings.Contains(stdout, "s3cret") {
+				t.Errorf("a hidden secret reached the sandbox:\n%s", stdout)
+			}
+			// The folder: cat, ls, a file in it and cat again after the
+			// chmod are refused; each file: cat, and cat again (ls shows a
+			// file's name, and a path below a file is "not a directory").
+			if n := strings.Count(stderr, "Permission denied"); n != 4+2+2 {
+				t.Errorf("%d reads refused as permission denied, want 8: a hidden path must not read as empty\n%s", n, stderr)
+			}
+			if strings.Contains(stderr, "No such file") && !strings.Contains(stderr, "Not a directory") {
+				t.Errorf("a hidden path reads as missing:\n%s", stderr)
+			}
+			if n := strings.Count(stderr, "chmod: "); n != len(h.secrets) {
+				t.Errorf("%d chmods refused, want %d:\n%s", n, len(h.secrets), stderr)
+			}
 		},
 	},
 	{

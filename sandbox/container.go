@@ -104,6 +104,10 @@ func (c *container) args(p *plan) []string {
 			a = append(a, "-v", volume(m.path, "ro"))
 		case mountHideDir:
 			if under(m.path, p.bound()) {
+				a = append(a, "--tmpfs", m.path+":ro,mode=0000")
+			}
+		case mountEmptyDir:
+			if under(m.path, p.bound()) {
 				a = append(a, "--tmpfs", m.path)
 			}
 		case mountHideFile:

@@ -71,7 +71,7 @@ func TestContainerArgs(t *testing.T) {
 			engine: LauncherPodman,
 			p: &plan{work: "/w", argv: []string{"true"},
 				mounts: []mount{{mountBindRW, "/w"}, {mountHideDir, "/w/state"}, {mountHideFile, "/w/s.sock"}, {mountHideDir, "/run/user"}}},
-			want:    []string{"--tmpfs", "/w/state", "-v", "/dev/null:/w/s.sock:ro"},
+			want:    []string{"--tmpfs", "/w/state:ro,mode=0000", "-v", "/dev/null:/w/s.sock:ro"},
 			wantNot: []string{"/run/user"},
 		},
 	}

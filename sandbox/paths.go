@@ -40,45 +40,78 @@ var protectedInHome = []string{
 // without duplicates. Either dir may be empty.
 func DefaultProtected(workDir, home string, extra []string) []string {
 	var out []string
-	add := func(dir, pattern string) {
-		if dir == "" {
-			return
-		}
-		p := pattern
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, pattern)
-		}
-		matches, err := filepath.Glob(p)
-		if err != nil { // a bad pattern: try it as a plain path
-			matches = []string{p}
-		}
-		for _, m := range matches {
-			if _, err := os.Lstat(m); err == nil {
-				out = append(out, filepath.Clean(m))
-			}
-		}
-	}
 	for _, p := range protectedInWork {
-		add(workDir, p)
-		add(home, p)
+		out = append(out, existingIn(workDir, p)...)
+		out = append(out, existingIn(home, p)...)
 	}
 	for _, p := range protectedInHome {
-		add(home, p)
+		out = append(out, existingIn(home, p)...)
 	}
-	for _, p := range extra {
-		switch {
-		case p == "":
-		case p == "~" || strings.HasPrefix(p, "~/"):
-			add(home, strings.TrimPrefix(strings.TrimPrefix(p, "~"), "/"))
-		case filepath.IsAbs(p):
-			add("/", p)
-		default:
-			add(workDir, p)
-			add(home, p)
+	out = append(out, existingAll(workDir, home, extra)...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// SecretPaths lists what exists of the secret stores' patterns (see
+// policy.SecretStores: "~/" paths under home, absolute paths and globs as
+// they are, names and globs at the top of workDir and of home), for
+// Options.Hidden. A folder is written with a trailing "/". Left out: a
+// path that holds workDir or home (hiding it would hide the project), and
+// /proc and /dev, which are the sandbox's own.
+func SecretPaths(workDir, home string, patterns []string) []string {
+	var out []string
+	for _, p := range existingAll(workDir, home, patterns) {
+		if p == "/proc" || strings.HasPrefix(p, "/proc/") || p == "/dev" || strings.HasPrefix(p, "/dev/") ||
+			workDir != "" && within(workDir, p) || home != "" && within(home, p) {
+			continue
 		}
+		out = append(out, p)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// existingAll finds each of patterns: "~/" under home, absolute as it is,
+// a name or glob at the top of workDir and of home.
+func existingAll(workDir, home string, patterns []string) []string {
+	var out []string
+	for _, p := range patterns {
+		p = strings.TrimSuffix(p, "/")
+		switch {
+		case p == "":
+		case p == "~" || strings.HasPrefix(p, "~/"):
+			out = append(out, existingIn(home, strings.TrimPrefix(strings.TrimPrefix(p, "~"), "/"))...)
+		case filepath.IsAbs(p):
+			out = append(out, existingIn("/", p)...)
+		default:
+			out = append(out, existingIn(workDir, p)...)
+			out = append(out, existingIn(home, p)...)
+		}
+	}
+	return out
+}
+
+// existingIn returns the paths that exist matching pattern in dir, a glob
+// (a bad pattern is taken as a plain path); nothing when dir is "".
+func existingIn(dir, pattern string) []string {
+	if dir == "" {
+		return nil
+	}
+	p := pattern
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, pattern)
+	}
+	matches, err := filepath.Glob(p)
+	if err != nil {
+		matches = []string{p}
+	}
+	var out []string
+	for _, m := range matches {
+		if _, err := os.Lstat(m); err == nil {
+			out = append(out, filepath.Clean(m))
+		}
+	}
+	return out
 }
 
 // DefaultHidden lists the paths that exist and should be hidden inside the

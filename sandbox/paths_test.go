@@ -111,7 +111,7 @@ func TestDefaultHidden(t *testing.T) {
 // comparing.
 func kinds(ms []mount, base string) []string {
 	names := map[mountKind]string{
-		mountBindRW: "rw", mountBindRO: "ro", mountHideDir: "hide", mountHideFile: "hidefile",
+		mountBindRW: "rw", mountBindRO: "ro", mountHideDir: "hide", mountHideFile: "hidefile", mountEmptyDir: "empty",
 		mountPin: "pin", mountProtect: "protect",
 	}
 	var out []string
@@ -160,13 +160,19 @@ func TestLayout(t *testing.T) {
 			name:   "a hidden dir around the work dir goes first, one inside it last",
 			o:      Options{WorkDir: at("rt/w2"), Writable: []string{at("w")}, ReadOnly: []string{at("ro")}},
 			hidden: []string{at("rt"), at("w/state"), at("w/sock")},
-			want:   []string{"hide rt", "rw rt/w2", "rw w", "ro ro", "hide w/state", "hidefile w/sock"},
+			want:   []string{"empty rt", "rw rt/w2", "rw w", "ro ro", "hide w/state", "hidefile w/sock"},
 		},
 		{
 			name:   "unless a bind shows it again",
 			o:      Options{WorkDir: at("rt/w2")},
 			hidden: []string{at("rt"), at("rt/w2/state")},
-			want:   []string{"hide rt", "rw rt/w2", "hide rt/w2/state"},
+			want:   []string{"empty rt", "rw rt/w2", "hide rt/w2/state"},
+		},
+		{
+			name:   "a hidden path inside a hidden dir is hidden already",
+			o:      Options{WorkDir: at("w")},
+			hidden: []string{at("w/state"), at("w/state/run"), at("w/state/keys.json")},
+			want:   []string{"rw w", "hide w/state"},
 		},
 		{
 			name:      "protected paths in a hidden dir stay hidden",

@@ -15,8 +15,9 @@ type mountKind int
 const (
 	mountBindRW   mountKind = iota // bind path onto itself, writable
 	mountBindRO                    // bind path onto itself, read-only
-	mountHideDir                   // an empty tmpfs over a directory
-	mountHideFile                  // an empty file (/dev/null) over a file
+	mountHideDir                   // a read-only tmpfs of mode 0000 over a directory: reading it is "permission denied"
+	mountHideFile                  // a read-only empty file of mode 0000 over a file: reading it is "permission denied"
+	mountEmptyDir                  // an empty tmpfs over a directory that holds a bound path, which shows through it
 	mountPin                       // a writable self-bind that makes a directory impossible to rename
 	mountProtect                   // a read-only self-bind over a protected path
 )
@@ -167,11 +168,12 @@ func (p *plan) rootOf(path string) string {
 
 // layout orders the mounts:
 //
-//  1. hidden paths that contain a bound path, so the bound path shows
-//     through them;
+//  1. hidden paths that contain a bound path, as empty folders, so the
+//     bound path shows through them;
 //  2. the binds: work dir and writable paths read-write, read-only paths;
 //  3. the other hidden paths, so a hidden dir under the work dir stays
-//     hidden;
+//     hidden: each reads as "permission denied" (mode 0000, read-only, so
+//     it cannot be chmod-ed open), never as an empty folder;
 //  4. pins: every directory between a writable root and a protected path
 //     below it is bound onto itself, so it cannot be renamed away with the
 //     protected path inside it and replaced;
@@ -195,8 +197,12 @@ func (p *plan) layout(protected, hidden []string) []mount {
 			insideBound = insideBound || within(h, b)
 		}
 		switch {
+		case containsBound && kind == mountHideDir:
+			// A bound path must be reachable through it: an empty folder,
+			// not one that refuses to be entered.
+			early = append(early, mount{mountEmptyDir, h})
 		case containsBound:
-			early = append(early, mount{kind, h})
+			// A file cannot hold a bound path: nothing to hide here.
 		case !insideBound && (within(h, "/tmp") || coveredBy(h, hidden)):
 			// Not visible anyway: under the private /tmp, or under another
 			// hidden path with no bind between.
@@ -205,6 +211,15 @@ func (p *plan) layout(protected, hidden []string) []mount {
 			lateHidden = append(lateHidden, h)
 		}
 	}
+	// A hidden path inside another that refuses to be entered is hidden
+	// already (and no mount point could be made for it there).
+	kept := late[:0]
+	for _, m := range late {
+		if !coveredBy(m.path, lateHidden) {
+			kept = append(kept, m)
+		}
+	}
+	late = kept
 	var out []mount
 	out = append(out, early...)
 	for _, r := range p.roots() {

@@ -257,7 +257,7 @@ func (p *Prepared) Exec() error {
 	if p.Cmd.Err != nil {
 		return p.Cmd.Err
 	}
-	return execInPlace(p.Cmd.Path, p.Cmd.Args, p.Cmd.Env, p.Cmd.Dir)
+	return execInPlace(p.Cmd.Path, p.Cmd.Args, p.Cmd.Env, p.Cmd.Dir, p.Cmd.ExtraFiles)
 }
 
 // exitStatus is the exit code, or 128+n for a death by signal n.

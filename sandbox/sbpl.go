@@ -60,7 +60,7 @@ func sbplProfile(p *plan) (string, error) {
 			fmt.Fprintf(&b, "(deny file-write* (subpath %s))\n", sbplString(m.path))
 		case mountPin:
 			fmt.Fprintf(&b, "(deny file-write-unlink (literal %s))\n", sbplString(m.path))
-		case mountHideDir, mountHideFile:
+		case mountHideDir, mountHideFile, mountEmptyDir:
 			fmt.Fprintf(&b, "(deny file-read* file-write* (subpath %s))\n", sbplString(m.path))
 			fmt.Fprintf(&b, "(deny network-outbound (remote unix-socket (path-regex #\"^%s(/|$)\")))\n",
 				regexp.QuoteMeta(m.path))

@@ -13,8 +13,10 @@ import (
 // sandboxOptions are the sandbox options the config gives for a command in
 // work: its [sandbox] section, the protected paths (built-in, [auto]
 // protected_paths, agate's config dir) and the hidden ones (the runtime
-// dirs with the daemon's socket, agate's state dir with the key store),
-// and the secrets to scrub. The daemon's status route can pass the same
+// dirs with the daemon's socket, agate's state dir with the key store,
+// and every secret store: policy.SecretStores and [auto] secret_paths,
+// the list the policy calls a read of a secret by), and the secrets to
+// scrub. The daemon's status route can pass the same
 // to sandbox.Prober.
 func sandboxOptions(cfg *policy.Config, p api.Paths, home, work string) sandbox.Options {
 	s := cfg.Sandbox
@@ -48,7 +50,7 @@ func sandboxOptions(cfg *policy.Config, p api.Paths, home, work string) sandbox.
 		WorkDir:    work,
 		Writable:   writable,
 		Protected:  sandbox.DefaultProtected(work, protectHome, protect),
-		Hidden:     sandbox.DefaultHidden(home, nil, hide),
+		Hidden:     sandbox.DefaultHidden(home, nil, append(hide, sandbox.SecretPaths(work, home, secretPatterns(cfg))...)),
 		SecretEnv:  append(cfg.SecretEnvNames(), cfg.Secrets.VaultEnv...),
 		Enabled:    cfg.SandboxEnabled(),
 		Executable: cliBinary(),
@@ -87,4 +89,14 @@ func socketHideDir(p api.Paths) string {
 		return dir
 	}
 	return p.Socket
+}
+
+// secretPatterns are the paths that hold secrets: the built-in stores
+// and [auto] secret_paths.
+func secretPatterns(cfg *policy.Config) []string {
+	var out []string
+	for _, st := range policy.SecretStores() {
+		out = append(out, st.Paths...)
+	}
+	return append(out, cfg.Auto.SecretPaths...)
 }

@@ -1,0 +1,78 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSecretStores: the built-in list names at least sixty tools' stores,
+// and a read of each store under home, or a recursive read of a folder
+// that holds one, asks as a secret read.
+func TestSecretStores(t *testing.T) {
+	stores := SecretStores()
+	if len(stores) < 60 {
+		t.Fatalf("%d secret stores, want at least 60", len(stores))
+	}
+	p := mustPolicy(t, "")
+	home := testHome
+	for _, st := range stores {
+		for _, path := range st.Paths {
+			rest, ok := strings.CutPrefix(path, "~/")
+			if !ok || strings.ContainsAny(rest, "*?[") {
+				continue
+			}
+			cmd := "cat '" + home + "/" + strings.TrimSuffix(rest, "/") + "'"
+			if strings.HasSuffix(rest, "/") {
+				cmd = "grep -r token '" + home + "/" + strings.TrimSuffix(rest, "/") + "'"
+			}
+			d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": cmd}, Cwd: "/home/u/proj", Workspace: "/home/u/proj", Interactive: true})
+			if d.Verdict != Ask || d.Layer != LayerProtected {
+				t.Errorf("%s (%s): %s at %s (%s), want a secret read", cmd, st.Tool, d.Verdict, d.Layer, d.Reason)
+			}
+		}
+	}
+	for _, cmd := range []string{"grep -r . ~/.config", "tar czf /tmp/x.tgz ~/.config", "cat ~/.config/stripe/config.toml",
+		"grep -r . ~/.aws", "find ~/.kube -type f -exec cat {} +"} {
+		d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": cmd}, Cwd: "/home/u/proj", Workspace: "/home/u/proj", Interactive: true})
+		if d.Verdict == Allow {
+			t.Errorf("%s: allowed (%s)", cmd, d.Reason)
+		}
+	}
+}
+
+// TestParseSecretStores: a store with no tool, no paths, a bad pattern
+// or an unknown key is an error naming it.
+func TestParseSecretStores(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"[store.x]\npaths = [\"~/.x\"]\n", "store.x: no tool"},
+		{"[store.x]\ntool = \"X\"\n", "store.x: no paths"},
+		{"[store.x]\ntool = \"X\"\npaths = [\"~/[\"]\n", "store.x.paths[0]"},
+		{"[store.x]\ntool = \"X\"\npaths = [\"~/.x\"]\nkind = 1\n", "unknown key"},
+		{"[store.x\n", "toml"},
+	} {
+		if _, err := parseSecretStores([]byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error with %q", c.in, err, c.want)
+		}
+	}
+	if got, err := parseSecretStores([]byte("[store.b]\ntool = \"B\"\npaths = [\"~/.b\"]\n[store.a]\ntool = \"A\"\npaths = [\"/a\"]\n")); err != nil || len(got) != 2 || got[0].Name != "a" {
+		t.Errorf("two stores: %+v %v", got, err)
+	}
+}
+
+// FuzzParseSecretStores: any input is a list or an error, never a panic,
+// and every store of a list has a tool and paths.
+func FuzzParseSecretStores(f *testing.F) {
+	f.Add(secretStoresText)
+	f.Add([]byte("[store.x]\ntool = \"X\"\npaths = [\"~/.x\"]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		stores, err := parseSecretStores(data)
+		if err != nil {
+			return
+		}
+		for _, s := range stores {
+			if s.Tool == "" || len(s.Paths) == 0 {
+				t.Fatalf("store %+v", s)
+			}
+		}
+	})
+}
