@@ -102,6 +102,12 @@ type Sandbox struct {
 	// unasked inside the sandbox, headless too, where the agent lets agate
 	// rewrite the command and the sandbox works here.
 	ConfineProject bool `toml:"confine_project"`
+	// ConfineUnasked runs every shell call agate allows without a person
+	// inside the sandbox, cut to what was judged of it (read-only, or the
+	// project writable; never the network, never the secret stores),
+	// where the agent lets agate rewrite the call and bwrap or Landlock
+	// works here. On by default; false judges as before.
+	ConfineUnasked bool `toml:"confine_unasked"`
 }
 
 // Secrets is the [secrets] section.
@@ -187,7 +193,7 @@ func DefaultConfig() *Config {
 		},
 		Approvals: Approvals{Timeout: Duration(120 * time.Second), AllowYolo: true, MaxPending: 100},
 		Hooks:     Hooks{OnDaemonDown: "deny"},
-		Sandbox:   Sandbox{Launcher: "auto", FailClosed: true, Network: "none"},
+		Sandbox:   Sandbox{Launcher: "auto", FailClosed: true, Network: "none", ConfineUnasked: true},
 		Audit:     Audit{MaxSizeMB: 10, Keep: 5},
 	}
 }

@@ -91,6 +91,9 @@ type Decision struct {
 	// Sandbox is set on an allow that holds only with the command run
 	// confined (Request.Sandbox).
 	Sandbox bool
+	// Confine is how an allowed shell call may run confined to what was
+	// judged of it (see Confinement); the zero value when it may not.
+	Confine Confinement
 }
 
 // decisionJSON is the wire form of a Decision, the one `agate check --json`

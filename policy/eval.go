@@ -72,6 +72,14 @@ func (p *Policy) Decide(r *Request) Decision {
 	if c.shell != nil {
 		d.Commands = c.commands()
 	}
+	if d.Verdict == Allow && c.shell != nil {
+		d.Confine = c.confinement()
+		if r.FailedConfined && d.Confine.Possible && d.Judged() {
+			d = Decision{Verdict: Ask, Layer: LayerRisk,
+				Reason: "it ran in agate's sandbox a moment ago and failed there: it may need the network, a secret or a write outside the project (" +
+					d.Confine.Why + ")", Effects: d.Effects, Commands: d.Commands, Tool: d.Tool, Category: d.Category, Risks: d.Risks, Tainted: d.Tainted}
+		}
+	}
 	if d.Verdict == Ask {
 		g := Grant{Tool: escapeGlob(c.t.name), Risks: c.risks.Without(ungrantable)}
 		if c.t.known && c.t.canonical != "" && !strings.ContainsAny(c.t.canonical, "*?[") {

@@ -68,6 +68,12 @@ type Request struct {
 	// works here, and the person switched the mode on. An allowed call
 	// then comes with Decision.Sandbox set.
 	Sandbox bool
+	// FailedConfined says the same command ran in the sandbox, cut to its
+	// judgment, a moment ago in this session and failed there: it likely
+	// needs what the sandbox cut (the network, a secret, a write outside
+	// the project). A call agate would let through confined then asks,
+	// saying so, rather than run confined again only to fail.
+	FailedConfined bool
 
 	// MCP is what agate's MCP proxy knows of the tool called, when the
 	// call comes through it (nil for a hook's call).

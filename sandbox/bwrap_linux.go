@@ -69,7 +69,7 @@ func bwrapArgs(p *plan) []string {
 			a = append(a, "--perms", "0000", "--ro-bind-data", "3", m.path)
 		}
 	}
-	a = append(a, "--chdir", p.work, "--")
+	a = append(a, "--chdir", p.start(), "--")
 	return append(a, p.argv...)
 }
 
@@ -99,7 +99,7 @@ func (b *bwrap) command(ctx context.Context, p *plan) (*exec.Cmd, error) {
 	}
 	cmd.ExtraFiles = files
 	cmd.Env = p.env // bwrap passes its environment on
-	cmd.Dir = p.work
+	cmd.Dir = p.start()
 	return cmd, nil
 }
 

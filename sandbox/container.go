@@ -116,7 +116,7 @@ func (c *container) args(p *plan) []string {
 			}
 		}
 	}
-	a = append(a, "-w", p.work)
+	a = append(a, "-w", p.start())
 	for _, kv := range p.env {
 		name, _, _ := strings.Cut(kv, "=")
 		if !containerEnvSkip[name] {
@@ -151,7 +151,7 @@ func (c *container) command(ctx context.Context, p *plan) (*exec.Cmd, error) {
 	}
 	cmd := exec.CommandContext(ctx, c.engine, c.args(p)...)
 	cmd.Env = p.env
-	cmd.Dir = p.work
+	cmd.Dir = p.start()
 	return cmd, nil
 }
 

@@ -114,7 +114,7 @@ type childMount struct {
 
 // spec builds the child's spec for p.
 func spec(p *plan) childSpec {
-	s := childSpec{Work: p.work, Roots: p.roots(), Net: p.net, Argv: p.argv}
+	s := childSpec{Work: p.start(), Roots: p.roots(), Net: p.net, Argv: p.argv}
 	for _, m := range p.mounts {
 		s.Mounts = append(s.Mounts, childMount{Kind: m.kind, Path: m.path})
 	}
@@ -140,7 +140,7 @@ func (*landlockLauncher) command(ctx context.Context, p *plan) (*exec.Cmd, error
 	}
 	cmd := exec.CommandContext(ctx, exe, childArg, string(js))
 	cmd.Env = p.env
-	cmd.Dir = p.work
+	cmd.Dir = p.start()
 	flags := syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID |
 		syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS | syscall.CLONE_NEWCGROUP
 	if !p.net {

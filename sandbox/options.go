@@ -3,6 +3,7 @@ package sandbox
 // Launcher names, as written in [sandbox] launcher and --launcher.
 const (
 	LauncherAuto        = "auto"
+	LauncherKernel      = "kernel" // "auto" among the OS's own mechanisms only: never a container or a wrapper
 	LauncherBwrap       = "bwrap"
 	LauncherLandlock    = "landlock"
 	LauncherSandboxExec = "sandbox-exec"
@@ -14,7 +15,7 @@ const (
 
 // LauncherNames lists every launcher name [Options.Launcher] accepts.
 var LauncherNames = []string{
-	LauncherAuto, LauncherBwrap, LauncherLandlock, LauncherSandboxExec,
+	LauncherAuto, LauncherKernel, LauncherBwrap, LauncherLandlock, LauncherSandboxExec,
 	LauncherDocker, LauncherPodman, LauncherWrapper, LauncherNone,
 }
 
@@ -52,6 +53,13 @@ type Options struct {
 	// WorkDir is the writable work dir; empty means the current dir. It
 	// may not be /.
 	WorkDir string
+	// ReadOnlyWork leaves the work dir read-only: the command runs in it,
+	// and writes nothing but its private /tmp (and Writable, if any).
+	ReadOnlyWork bool
+	// Dir is the folder the command starts in; empty means the work dir.
+	// It must exist, and is the command's own, as an agent's shell cwd
+	// is: it is not made writable by being the start.
+	Dir string
 	// Writable are more paths to leave writable. Each must exist.
 	Writable []string
 	// ReadOnly are paths to bind read-only where the launcher would not

@@ -35,7 +35,9 @@ type mount struct {
 type plan struct {
 	opts     Options
 	work     string
+	dir      string   // where the command starts: Options.Dir, or work
 	writable []string // besides work
+	workRO   bool     // the work dir is read-only (it is in readOnly)
 	readOnly []string
 	mounts   []mount
 	env      []string
@@ -84,6 +86,16 @@ func newPlan(o Options, argv []string) (*plan, error) {
 		}
 		p.readOnly = append(p.readOnly, r)
 	}
+	p.dir = p.work
+	if o.Dir != "" {
+		if p.dir, err = realDir(o.Dir); err != nil {
+			return nil, fmt.Errorf("start dir: %w", err)
+		}
+	}
+	if o.ReadOnlyWork {
+		p.workRO = true
+		p.readOnly = append(p.readOnly, p.work)
+	}
 	p.writable = uniq(p.writable)
 	p.readOnly = uniq(p.readOnly)
 	p.mounts = p.layout(existing(o.Protected), existing(o.Hidden))
@@ -92,7 +104,7 @@ func newPlan(o Options, argv []string) (*plan, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	p.env = setEnv(ScrubEnv(env, o.SecretEnv), "PWD", p.work)
+	p.env = setEnv(ScrubEnv(env, o.SecretEnv), "PWD", p.start())
 	return p, nil
 }
 
@@ -148,8 +160,14 @@ func uniq(s []string) []string {
 	return slices.Compact(s)
 }
 
-// roots returns the writable roots: the work dir and the writable paths.
-func (p *plan) roots() []string { return append([]string{p.work}, p.writable...) }
+// roots returns the writable roots: the work dir (unless it is read-only)
+// and the writable paths.
+func (p *plan) roots() []string {
+	if p.workRO {
+		return slices.Clone(p.writable)
+	}
+	return append([]string{p.work}, p.writable...)
+}
 
 // bound returns every path bound from the host: the writable roots and the
 // read-only paths.
@@ -275,4 +293,12 @@ func under(path string, dirs []string) bool {
 		}
 	}
 	return false
+}
+
+// start is where the command starts: the start dir, or the work dir.
+func (p *plan) start() string {
+	if p.dir != "" {
+		return p.dir
+	}
+	return p.work
 }

@@ -13,6 +13,9 @@ const platform = "darwin"
 // autoOrder is the order "auto" tries the launchers in.
 var autoOrder = []string{LauncherSandboxExec, LauncherPodman, LauncherDocker}
 
+// kernelOrder is the order "kernel" tries the OS's own launchers in.
+var kernelOrder = []string{LauncherSandboxExec}
+
 // installHint says what to install when no launcher works.
 const installHint = "sandbox-exec ships with macOS (/usr/bin/sandbox-exec); or install podman or Docker Desktop"
 

@@ -13,6 +13,9 @@ const platform = runtime.GOOS
 // autoOrder is the order "auto" tries the launchers in.
 var autoOrder = []string{LauncherPodman, LauncherDocker}
 
+// kernelOrder is the order "kernel" tries the OS's own launchers in.
+var kernelOrder = []string(nil)
+
 // installHint says what to install when no launcher works.
 const installHint = "this OS has no built-in sandbox: install Docker Desktop or podman, " +
 	`or set [sandbox] launcher = "wrapper" and a wrapper that confines its arguments`

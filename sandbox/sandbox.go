@@ -73,10 +73,17 @@ func candidates(o Options) ([]launcher, string, error) {
 		return nil, "", fmt.Errorf("unknown launcher %q (want one of %s)", name, strings.Join(LauncherNames, ", "))
 	}
 	switch name {
-	case LauncherAuto:
+	case LauncherAuto, LauncherKernel:
+		order := autoOrder
+		if name == LauncherKernel {
+			order = kernelOrder
+		}
 		var ls []launcher
-		for _, n := range autoOrder {
+		for _, n := range order {
 			ls = append(ls, byName(n))
+		}
+		if len(ls) == 0 {
+			return nil, "no sandbox of the OS's own on " + platform, nil
 		}
 		return ls, "", nil
 	case LauncherNone:
@@ -186,7 +193,7 @@ func Prepare(ctx context.Context, o Options, argv []string) (*Prepared, error) {
 		return nil, unavailable(reason, fix)
 	}
 	cmd := exec.CommandContext(ctx, p.argv[0], p.argv[1:]...)
-	cmd.Env, cmd.Dir = p.env, p.work
+	cmd.Env, cmd.Dir = p.env, p.start()
 	setStop(cmd)
 	return &Prepared{Cmd: cmd, Launcher: LauncherNone, Note: UnconfinedNote}, nil
 }

@@ -38,7 +38,7 @@ func (*sandboxExec) command(ctx context.Context, p *plan) (*exec.Cmd, error) {
 	args := append([]string{"-p", profile, "--"}, p.argv...)
 	cmd := exec.CommandContext(ctx, sandboxExecPath, args...)
 	cmd.Env = p.env
-	cmd.Dir = p.work
+	cmd.Dir = p.start()
 	// A new session: no controlling terminal to push keystrokes into.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	return cmd, nil

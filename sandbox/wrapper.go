@@ -39,7 +39,7 @@ func (*wrapper) command(ctx context.Context, p *plan) (*exec.Cmd, error) {
 	cmd := exec.CommandContext(ctx, p.opts.Wrapper, p.argv...)
 	env := setEnv(p.env, EnvWorkDir, p.work)
 	cmd.Env = setEnv(env, EnvPepeWorkDir, p.work)
-	cmd.Dir = p.work
+	cmd.Dir = p.start()
 	return cmd, nil
 }
 

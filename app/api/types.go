@@ -79,9 +79,42 @@ type DecideResponse struct {
 	ApprovalID string          `json:"approval_id,omitempty"` // set when a person was asked
 	Scope      Scope           `json:"scope,omitempty"`       // the scope of the person's answer
 	Note       string          `json:"note,omitempty"`        // the person's reason, if they gave one
-	// Sandbox says an allowed shell call is to run confined: [tools]
-	// sandbox and [hooks] sandbox_bash are on in the config in force.
+	// Sandbox says an allowed shell call is to run confined. The daemon
+	// alone decides it; the hook rewrites the call, or denies it when it
+	// cannot.
 	Sandbox bool `json:"sandbox,omitempty"`
+	// Confine is the profile a confined call runs with (set with
+	// Sandbox): cut to what agate judged of it.
+	Confine *Confinement `json:"confine,omitempty"`
+}
+
+// Confinement is how an allowed call runs in agate's sandbox, as the
+// daemon judged it: in Work (the project), writable or not, with more
+// writable paths where the judgment says so, never with the network, the
+// secret stores hidden. The hook carries all of it in the rewritten
+// command (`agate sandbox --strict ...`).
+type Confinement struct {
+	Work     string   `json:"work"`
+	ReadOnly bool     `json:"read_only,omitempty"` // nothing writable but a private /tmp
+	Writable []string `json:"writable,omitempty"`  // besides Work, when it is writable
+	Why      string   `json:"why,omitempty"`       // what was judged: "it only reads"
+	// Cache is the toolchains' cache of confined builds (GOCACHE, npm's,
+	// pip's), writable, apart from the person's own: set when the call
+	// runs the project's code.
+	Cache string `json:"cache,omitempty"`
+}
+
+// Describe says how a confined call runs, for the agent, the audit log
+// and the Activity row.
+func (c *Confinement) Describe() string {
+	if c == nil {
+		return ""
+	}
+	w := "the project writable"
+	if c.ReadOnly {
+		w = "read-only but a private /tmp"
+	}
+	return "in agate's sandbox, " + w + ", no network, the credential stores hidden"
 }
 
 // Scope is how far a person's answer reaches (Pepe's six answers).
@@ -297,6 +330,7 @@ const (
 	OutcomeRan    = "ran"    // the call ran: the person allowed it in the agent's prompt
 	OutcomeDenied = "denied" // the agent says the call was denied
 	OutcomeEnded  = "ended"  // the turn or session ended: calls of it still waiting did not run
+	OutcomeFailed = "failed" // the call ran and failed (Claude Code's PostToolUseFailure)
 )
 
 // OutcomeRequest tells the daemon what became of a call after agate
@@ -319,4 +353,7 @@ type OutcomeRequest struct {
 // OutcomeResult says which decisions an outcome settled.
 type OutcomeResult struct {
 	Settled int `json:"settled"` // how many calls it settled (0: none was waiting)
+	// Note is for the model, when the call ran confined and failed: what
+	// the sandbox cut, and what running it again does.
+	Note string `json:"note,omitempty"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,7 +21,7 @@ import (
 func init() {
 	register(&command{
 		name: "sandbox",
-		args: "[--net] [--work DIR] [--rw PATH]... [--ro PATH]... [--launcher NAME] [--ask [--agent NAME]] [--print] " +
+		args: "[--net] [--work DIR] [--read-only] [--cwd DIR] [--rw PATH]... [--ro PATH]... [--launcher NAME] [--strict] [--ask [--agent NAME]] [--print] " +
 			"[--config FILE] [--socket PATH] -- CMD [ARGS...]",
 		summary: "run a command confined: files read-only but the work dir, no network, no credentials",
 		run:     cmdSandbox,
@@ -60,6 +61,13 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 	ask := fs.Bool("ask", false, "ask the gate about the command first; run it only if allowed")
 	agent := fs.String("agent", "", "with --ask: the `agent` running the command, as [agents.NAME] names it")
 	printOnly := fs.Bool("print", false, "print the confining command line instead of running it")
+	cache := fs.String("cache", "", "give the command `dir` as its toolchains' cache (XDG_CACHE_HOME, GOCACHE, npm's and pip's), writable: "+
+		"builds work confined, and what they write there never reaches an unconfined build's cache")
+	readOnly := fs.Bool("read-only", false, "leave the work dir read-only: nothing is writable but a private /tmp (and --rw paths)")
+	cwd := fs.String("cwd", "", "start the command in `dir` (default: the work dir); it is not made writable")
+	strict := fs.Bool("strict", false, "the profile is only what the flags say, fail-closed: no [sandbox] writable, fail_closed, launcher or "+
+		"$AGATE_SANDBOX_CWD; the OS's own sandbox only (bwrap or Landlock, sandbox-exec), never a container, a wrapper or none. "+
+		"agate's hooks rewrite the calls they confine to it")
 	argv, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -83,13 +91,39 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	dir, err := sandboxWorkDir(*work)
+	if *strict && *work == "" {
+		return usagef("--strict needs --work: the work dir comes from the flags alone")
+	}
+	if *strict && *launcher != "" && *launcher != sandbox.LauncherKernel && *launcher != sandbox.LauncherBwrap &&
+		*launcher != sandbox.LauncherLandlock && *launcher != sandbox.LauncherSandboxExec {
+		return usagef("--strict runs only in the OS's own sandbox, not %q", *launcher)
+	}
+	dir, err := sandboxWorkDir(*work, *strict)
 	if err != nil {
 		return usageErr(err)
 	}
 	o := machine.SandboxOptions(cfg, paths, dir)
+	if *strict {
+		// The whole profile is in the command line: what the config or
+		// the environment say cannot widen it or let it run unconfined.
+		o.Launcher, o.FailClosed, o.Writable, o.Env = sandbox.LauncherKernel, true, nil, nil
+	}
 	if *launcher != "" {
 		o.Launcher = *launcher
+	}
+	o.ReadOnlyWork = *readOnly
+	if *cache != "" {
+		dir, err := confinedCache(*cache)
+		if err != nil {
+			return usageErr(err)
+		}
+		o.Writable = append(o.Writable, dir)
+		o.Env = cacheEnv(os.Environ(), dir)
+	}
+	if *cwd != "" {
+		if o.Dir, err = filepath.Abs(*cwd); err != nil {
+			return usageErr(err)
+		}
 	}
 	o.Net = *net
 	o.Writable = append(o.Writable, rw...)
@@ -141,9 +175,13 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 	return nil
 }
 
-// sandboxWorkDir picks the work dir: --work, then AGATE_SANDBOX_CWD, then
-// PEPE_SANDBOX_CWD (agate as Pepe's sandbox wrapper), then the current dir.
-func sandboxWorkDir(flag string) (string, error) {
+// sandboxWorkDir picks the work dir: --work, then (unless strict)
+// AGATE_SANDBOX_CWD, then PEPE_SANDBOX_CWD (agate as Pepe's sandbox
+// wrapper), then the current dir.
+func sandboxWorkDir(flag string, strict bool) (string, error) {
+	if strict {
+		return filepath.Abs(flag)
+	}
 	for _, d := range []string{flag, os.Getenv(sandbox.EnvWorkDir), os.Getenv(sandbox.EnvPepeWorkDir)} {
 		if d != "" {
 			return filepath.Abs(d)
@@ -193,4 +231,39 @@ func shellCommand(argv []string) (string, error) {
 		}
 	}
 	return shellquote.Join(argv)
+}
+
+// confinedCache makes the toolchains' cache of confined commands (a
+// folder private to this user) and returns it, absolute.
+func confinedCache(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("the confined cache: %w", err)
+	}
+	return dir, nil
+}
+
+// cacheEnv points the toolchains' caches into dir: a build confined writes
+// its cache there, and an unconfined build never reads it.
+func cacheEnv(env []string, dir string) []string {
+	set := map[string]string{
+		"XDG_CACHE_HOME":   dir,
+		"GOCACHE":          filepath.Join(dir, "go-build"),
+		"npm_config_cache": filepath.Join(dir, "npm"),
+		"PIP_CACHE_DIR":    filepath.Join(dir, "pip"),
+	}
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; !ok {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		out = append(out, k+"="+set[k])
+	}
+	return out
 }

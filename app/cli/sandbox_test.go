@@ -356,3 +356,75 @@ func TestSandboxPrint(t *testing.T) {
 		t.Error("--print ran the command")
 	}
 }
+
+// TestSandboxStrictProfile: --strict runs only what the flags say: the
+// config's writable paths are not writable, a read-only work dir takes no
+// write, the command starts in --cwd, and a launcher other than the OS's
+// own is refused.
+func TestSandboxStrictProfile(t *testing.T) {
+	needBwrap(t)
+	outside, err := os.MkdirTemp("/var/tmp", "agate-strict-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	w := newSandboxWorld(t, "[sandbox]\nwritable = [\""+outside+"\"]\n")
+	sub := filepath.Join(w.work, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runSandbox(t, "", "--strict", "--work", w.work, "--read-only", "--cwd", sub, "--",
+		"sh", "-c", "pwd; touch "+outside+"/x; touch "+w.work+"/y; touch /tmp/z && echo tmp-ok")
+	if code != 0 || !strings.Contains(stdout, sub) || !strings.Contains(stdout, "tmp-ok") || strings.Count(stderr, "Read-only file system") != 2 {
+		t.Errorf("status %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	for _, p := range []string{filepath.Join(outside, "x"), filepath.Join(w.work, "y")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+	if code, _, stderr := runSandbox(t, "", "--strict", "--work", w.work, "--launcher", "docker", "--", "true"); code != exitUsage || !strings.Contains(stderr, "own sandbox") {
+		t.Errorf("--strict with docker: %d %q", code, stderr)
+	}
+	if code, _, _ := runSandbox(t, "", "--strict", "--", "true"); code != exitUsage {
+		t.Errorf("--strict with no --work: %d", code)
+	}
+}
+
+// TestSandboxCache: with --cache, the toolchains' caches of a confined
+// command are the confined cache, writable; the person's own cache stays
+// read-only, so what a confined build writes never reaches an
+// unconfined one.
+func TestSandboxCache(t *testing.T) {
+	needBwrap(t)
+	own, err := os.MkdirTemp("/var/tmp", "agate-own-cache-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(own) })
+	w := newSandboxWorld(t, "")
+	cache := filepath.Join(w.dir, "confined-cache")
+	t.Setenv("GOCACHE", own)
+	code, stdout, stderr := runSandbox(t, "", "--strict", "--work", w.work, "--cache", cache, "--",
+		"sh", "-c", `echo "$GOCACHE $XDG_CACHE_HOME"; mkdir -p "$GOCACHE" && echo poison > "$GOCACHE/entry"; echo poison > `+own+`/entry`)
+	if !strings.Contains(stdout, filepath.Join(cache, "go-build")+" "+cache) {
+		t.Errorf("status %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "go-build", "entry")); err != nil {
+		t.Errorf("the confined cache took no write: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(own, "entry")); err == nil {
+		t.Error("a confined command wrote the person's own cache")
+	}
+	if _, err := exec.LookPath("go"); err == nil {
+		// A real build: confined, it works; its cache is not the person's.
+		mod := filepath.Join(w.work, "m")
+		os.MkdirAll(mod, 0o755)
+		os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module m\ngo 1.21\n"), 0o644)
+		os.WriteFile(filepath.Join(mod, "m_test.go"), []byte("package m\nimport \"testing\"\nfunc TestM(t *testing.T) {}\n"), 0o644)
+		code, stdout, stderr := runSandbox(t, "", "--strict", "--work", w.work, "--cwd", mod, "--cache", cache, "--", "go", "test", "./...")
+		if code != 0 || !strings.Contains(stdout, "ok") {
+			t.Errorf("go test confined: status %d, %s %s", code, stdout, stderr)
+		}
+	}
+}

@@ -51,10 +51,14 @@ type Daemon struct {
 
 	secretsState secretState
 	prober       sandbox.Prober
-	outcomes     outcomeBook // asks handed to agents' prompts, until they say what became of them
-	pasted       pastedQueue // the prompt scans in progress and waiting
-	pins         *pins.Store // the pinned definitions of MCP servers' tools
-	proxies      *proxies    // the live MCP proxies
+	// confineProber probes the OS's own sandbox for confined unasked
+	// calls (kernelSandbox).
+	confineProber sandbox.Prober
+	confineOpts   confineOptions
+	outcomes      outcomeBook // asks handed to agents' prompts, until they say what became of them
+	pasted        pastedQueue // the prompt scans in progress and waiting
+	pins          *pins.Store // the pinned definitions of MCP servers' tools
+	proxies       *proxies    // the live MCP proxies
 
 	mu       sync.Mutex // guards listener
 	listener io.Closer
@@ -334,6 +338,8 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	}
 	confine := d.canConfine(st.cfg, r, now)
 	preq.Sandbox = confine
+	unasked := d.confinesUnasked(st.cfg, r)
+	preq.FailedConfined = unasked && d.sessions.failedConfined(r.Agent, r.Session, commandOf(r.Args), now)
 	dec := pol.Decide(preq)
 	if dec.Risks.Has(policy.Secret) {
 		d.noteLeaks(r.Args)
@@ -344,6 +350,10 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	resp.Sandbox = rewritable(r) && (dec.Sandbox || st.cfg.Hooks.SandboxBash && st.cfg.SandboxEnabled())
 	if dec.Sandbox {
 		d.sessions.ranConfined(r.Agent, r.Session, commandOf(r.Args), now)
+	}
+	if unasked && dec.Judged() && dec.Confine.Possible {
+		resp.Sandbox, resp.Confine = true, confinementFor(r, dec.Confine)
+		d.sessions.confinedCall(r.Agent, r.Session, r.ToolUseID, commandOf(r.Args), resp.Confine.Describe(), now)
 	}
 	subject := callSubject(r.Tool, r.Args, d.knownSecrets())
 	rec := d.record("decision", r, snap.run, dec, subject)
@@ -488,8 +498,9 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 // watchers see.
 func (d *Daemon) finish(ctx context.Context, r *api.DecideRequest, rec *audit.Record, resp *api.DecideResponse, subject string) (*api.DecideResponse, error) {
 	if resp.Decision != policy.Allow {
-		resp.Sandbox = false
+		resp.Sandbox, resp.Confine = false, nil
 	}
+	rec.Confined = resp.Confine.Describe()
 	rec.Decision, rec.By, rec.Via, rec.ApprovalID, rec.Scope, rec.Reason =
 		resp.Decision.String(), resp.By, resp.Via, resp.ApprovalID, resp.Scope, resp.Reason
 	if err := d.audit.Append(context.WithoutCancel(ctx), rec); err != nil {

@@ -114,12 +114,20 @@ func (b *outcomeBook) take(o *api.OutcomeRequest, subject string, now time.Time)
 // PostToolUse events) settles nothing.
 func (d *Daemon) Outcome(ctx context.Context, o *api.OutcomeRequest) (*api.OutcomeResult, error) {
 	switch o.Outcome {
-	case api.OutcomeRan, api.OutcomeDenied, api.OutcomeEnded:
+	case api.OutcomeRan, api.OutcomeFailed, api.OutcomeDenied, api.OutcomeEnded:
 	default:
-		return nil, fmt.Errorf("unknown outcome %q (want %s, %s or %s)", o.Outcome, api.OutcomeRan, api.OutcomeDenied, api.OutcomeEnded)
+		return nil, fmt.Errorf("unknown outcome %q (want %s, %s, %s or %s)", o.Outcome, api.OutcomeRan, api.OutcomeFailed, api.OutcomeDenied, api.OutcomeEnded)
 	}
 	if o.Agent == "" || o.Session == "" {
 		return nil, fmt.Errorf("an outcome names its agent and session")
+	}
+	var note string
+	if o.ToolUseID != "" && (o.Outcome == api.OutcomeRan || o.Outcome == api.OutcomeFailed) {
+		how := d.sessions.confinedOutcome(o.Agent, o.Session, o.ToolUseID, o.Outcome == api.OutcomeFailed, time.Now())
+		if how != "" && o.Outcome == api.OutcomeFailed {
+			note = "agate ran this command " + how + ". If it failed for want of the network, a secret or a write outside the project, " +
+				"running it again asks the person, who can let it run unconfined."
+		}
 	}
 	subject := ""
 	if o.ToolUseID == "" && o.Outcome != api.OutcomeEnded {
@@ -131,7 +139,7 @@ func (d *Daemon) Outcome(ctx context.Context, o *api.OutcomeRequest) (*api.Outco
 		ev.Seq, ev.Time, ev.Prev, ev.Of = 0, time.Time{}, "", dec.Seq
 		ev.By, ev.Via = api.ByPerson, o.Agent
 		switch o.Outcome {
-		case api.OutcomeRan:
+		case api.OutcomeRan, api.OutcomeFailed:
 			ev.Event, ev.Decision = "approval.agent_allowed", "allow"
 			ev.Note = "the call ran (" + o.Event + ")"
 		case api.OutcomeDenied:
@@ -149,7 +157,7 @@ func (d *Daemon) Outcome(ctx context.Context, o *api.OutcomeRequest) (*api.Outco
 		}
 		d.hub.publish(api.Event{Type: ev.Event, Time: time.Now(), Agent: ev.Agent, Tool: ev.Tool, Subject: ev.Subject, Pending: d.broker.count()})
 	}
-	return &api.OutcomeResult{Settled: len(settled)}, nil
+	return &api.OutcomeResult{Settled: len(settled), Note: note}, nil
 }
 
 func (d *Daemon) handleOutcome(r *http.Request, req *api.OutcomeRequest) (any, error) {

@@ -33,6 +33,11 @@ type session struct {
 	// when: the same command again is decided without that free pass, so
 	// that one that failed confined can be asked for unconfined.
 	confined map[string]time.Time
+	// calls are the confined calls by the agent's tool_use_id (their
+	// command), and failed the commands that ran confined and failed,
+	// and when: the same command again asks (failedConfined).
+	calls  map[string]confinedCall
+	failed map[string]time.Time
 	// allowed are the calls (callKey) a person allowed in agate, and
 	// when: the agent's own prompt about the same call is answered
 	// allow for a short while (Codex's PermissionRequest, after its
@@ -269,4 +274,71 @@ func callKey(tool, cwd string, args map[string]any) string {
 		return "" // never matches a noted call: see personAllowed's callers
 	}
 	return tool + "\x00" + cwd + "\x00" + string(b)
+}
+
+// confinedCall notes a call that runs confined, by the agent's id for it,
+// so that its outcome can say whether it failed there.
+func (ss *sessions) confinedCall(agent, id, toolUseID, command, how string, now time.Time) {
+	if toolUseID == "" || command == "" {
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.get(agent, id, now)
+	if s.calls == nil {
+		s.calls = map[string]confinedCall{}
+	}
+	if len(s.calls) >= maxConfinedCalls {
+		clear(s.calls) // the oldest outcomes are long in
+	}
+	s.calls[toolUseID] = confinedCall{command: command, how: how}
+}
+
+// confinedCall is a call that runs confined, waiting for its outcome.
+type confinedCall struct {
+	command string
+	how     string // Confinement.Describe
+}
+
+// maxConfinedCalls bounds the confined calls a session keeps waiting for
+// their outcome.
+const maxConfinedCalls = 256
+
+// confinedOutcome records what became of a confined call: one that failed
+// there asks the next time; one that ran clears that. It returns how the
+// call was confined, "" for a call that was not.
+func (ss *sessions) confinedOutcome(agent, id, toolUseID string, failed bool, now time.Time) string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.byID[sessionKey{agent, id}]
+	if s == nil || s.calls == nil {
+		return ""
+	}
+	c, ok := s.calls[toolUseID]
+	if !ok {
+		return ""
+	}
+	delete(s.calls, toolUseID)
+	if s.failed == nil {
+		s.failed = map[string]time.Time{}
+	}
+	if failed {
+		s.failed[c.command] = now
+	} else {
+		delete(s.failed, c.command)
+	}
+	return c.how
+}
+
+// failedConfined reports whether command ran confined in the session
+// lately and failed there.
+func (ss *sessions) failedConfined(agent, id, command string, now time.Time) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.byID[sessionKey{agent, id}]
+	if s == nil || s.failed == nil {
+		return false
+	}
+	at, ok := s.failed[command]
+	return ok && now.Sub(at) < confineAgain
 }

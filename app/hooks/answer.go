@@ -17,6 +17,10 @@ type Answer struct {
 	Reason   string // why, in a few words, without the "agate: " prefix
 	By       string // who settled it: "policy", "person", "timeout", ...
 
+	// Context is told to the model with an allow, where the agent takes
+	// it (Claude Code's additionalContext): how the call runs confined.
+	Context string
+
 	// UpdatedInput replaces an allowed call's tool_input (Claude Code
 	// only: claude.SandboxBash makes it); nil leaves the call as it is.
 	UpdatedInput json.RawMessage

@@ -15,7 +15,7 @@ var Keys = map[string][]string{
 	"auto":      {"mode", "auto_approve", "rules", "trusted_dirs", "trusted_domains", "hard_deny", "protected_paths", "secret_paths"},
 	"approvals": {"timeout", "allow_yolo", "max_pending"},
 	"hooks":     {"on_daemon_down", "sandbox_bash"},
-	"sandbox":   {"launcher", "fail_closed", "wrapper", "image", "network", "memory", "cpus", "runtime", "writable", "confine_project"},
+	"sandbox":   {"launcher", "fail_closed", "wrapper", "image", "network", "memory", "cpus", "runtime", "writable", "confine_project", "confine_unasked"},
 	"secrets":   {"vault_env", "env"},
 	"audit":     {"max_size_mb", "keep"},
 	// An [agents.NAME] section.

@@ -49,6 +49,9 @@ type Record struct {
 	Tainted    bool         `json:"tainted,omitempty"`
 	// ToolUseID is the agent's id for the call, when it has one.
 	ToolUseID string `json:"tool_use_id,omitempty"`
+	// Confined, on an allow, says how the call ran confined ("in agate's
+	// sandbox, read-only but a private /tmp, ..."); "" when it ran as is.
+	Confined string `json:"confined,omitempty"`
 	// Of is the seq of the decision an approval.agent_* event settles.
 	Of uint64 `json:"of,omitempty"`
 	// Shown, on an approval.requested line, is what the popup showed the

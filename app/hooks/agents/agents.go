@@ -134,7 +134,7 @@ func normalized(ev *hooks.Event, a hooks.Answer, howTo string) hooks.Answer {
 		}
 	}
 	if a.Decision != verdict.Allow {
-		a.UpdatedInput = nil
+		a.UpdatedInput, a.Context = nil, ""
 	}
 	return a
 }

@@ -573,7 +573,7 @@ func TestHookParseClaudeOutcome(t *testing.T) {
 		kind                    hooks.Kind
 		outcome, id, tool, note string
 	}{
-		{`{"hook_event_name":"PostToolUseFailure","session_id":"s","tool_name":"Bash","tool_input":{"command":"false"},"tool_use_id":"toolu_1","error":"exit 1"}`, hooks.KindOutcome, "ran", "toolu_1", "Bash", ""},
+		{`{"hook_event_name":"PostToolUseFailure","session_id":"s","tool_name":"Bash","tool_input":{"command":"false"},"tool_use_id":"toolu_1","error":"exit 1"}`, hooks.KindOutcome, "failed", "toolu_1", "Bash", ""},
 		{`{"hook_event_name":"PermissionDenied","session_id":"s","tool_name":"Bash","tool_input":{"command":"rm -rf x"},"tool_use_id":"toolu_2","reason":"auto mode blocked it"}`, hooks.KindOutcome, "denied", "toolu_2", "Bash", "auto mode blocked it"},
 		{`{"hook_event_name":"PermissionDenied","session_id":"s","tool_name":"WebFetch","tool_input":{"url":"https://x"},"tool_use_id":"toolu_3","reason":"r"}`, hooks.KindOutcome, "denied", "toolu_3", "WebFetch", "r"},
 		{`{"hook_event_name":"Stop","session_id":"s","stop_hook_active":false}`, hooks.KindOutcome, "ended", "", "", ""},

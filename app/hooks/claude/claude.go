@@ -35,6 +35,7 @@ const (
 	outcomeRan    = "ran"
 	outcomeDenied = "denied"
 	outcomeEnded  = "ended"
+	outcomeFailed = "failed"
 )
 
 // claudeOutsideTools are the Claude Code tools whose results come from
@@ -91,6 +92,9 @@ func Parse(data []byte, getenv func(string) string) (*hooks.Event, error) {
 		// Code's prompt; a tool that brings outside content in also taints
 		// the run.
 		ev.Kind, ev.Tool, ev.ToolUseID, ev.Outcome = hooks.KindOutcome, in.ToolName, in.ToolUseID, outcomeRan
+		if in.HookEventName == "PostToolUseFailure" {
+			ev.Outcome = outcomeFailed
+		}
 		if in.HookEventName == "PermissionDenied" {
 			ev.Outcome, ev.OutcomeReason = outcomeDenied, in.Reason
 		} else if claudeOutside(in.ToolName) {
@@ -120,6 +124,7 @@ type claudeDecision struct {
 	PermissionDecision       verdict.Verdict `json:"permissionDecision"`
 	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
 	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"`
+	AdditionalContext        string          `json:"additionalContext,omitempty"`
 }
 
 // Render answers a PreToolUse. The reason of a deny goes to the model,
@@ -131,12 +136,25 @@ func Render(ev *hooks.Event, a hooks.Answer) hooks.Output {
 	case verdict.Allow:
 		d.PermissionDecisionReason = a.UserText()
 		d.UpdatedInput = a.UpdatedInput
+		d.AdditionalContext = a.Context
 	case verdict.Ask:
 		d.PermissionDecisionReason = a.UserText()
 	default:
 		d.PermissionDecisionReason = a.ModelText()
 	}
 	return hookjson.Output(claudeOutput{HookSpecificOutput: d})
+}
+
+// PostContext answers a post-tool event (PostToolUse, PostToolUseFailure)
+// with text for the model: what became of a call it should know.
+func PostContext(ev *hooks.Event, text string) hooks.Output {
+	type post struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	}
+	return hookjson.Output(struct {
+		HookSpecificOutput post `json:"hookSpecificOutput"`
+	}{post{ev.Name, text}})
 }
 
 // Neutral is no output: Claude Code reads it as no decision.

@@ -15,15 +15,21 @@ import (
 // sandbox`.
 type Sandbox struct {
 	Bin      string   // the agate binary, absolute
-	Work     string   // the writable work folder (--work), absolute
+	Work     string   // the work folder (--work), absolute: writable unless ReadOnly
+	ReadOnly bool     // --read-only: nothing writable but a private /tmp (and Writable)
 	Writable []string // more writable paths (--rw)
+	Cwd      string   // where the command starts (--cwd), absolute; "" for Work
+	Cache    string   // the toolchains' cache (--cache), absolute; "" for none
 	Config   string   // a config file to pass on with --config; "" for the default
+	// Strict passes --strict: the profile is the command line's alone,
+	// fail-closed, in the OS's own sandbox only.
+	Strict bool
 }
 
 // SandboxBash rewrites the tool_input of an allowed Claude Code Bash call
 // so that its command runs confined:
 //
-//	BIN sandbox [--config FILE] --work DIR [--rw PATH]... -- bash -c 'COMMAND'
+//	BIN sandbox [--strict] [--config FILE] --work DIR [--read-only] [--cwd DIR] [--rw PATH]... -- bash -c 'COMMAND'
 //
 // Every other field of input (description, timeout, run_in_background,
 // ...) is kept as it was, in its place, because Claude Code's updatedInput
@@ -44,11 +50,29 @@ func SandboxBash(input []byte, s Sandbox) ([]byte, error) {
 	if raw, ok := fields["command"]; !ok || json.Unmarshal(raw, &cmd) != nil {
 		return nil, errors.New("sandbox the command: tool_input has no command string")
 	}
+	if s.Cwd != "" && !filepath.IsAbs(s.Cwd) {
+		return nil, fmt.Errorf("sandbox the command: the start folder %q is not an absolute path", s.Cwd)
+	}
 	words := []string{s.Bin, "sandbox"}
+	if s.Strict {
+		words = append(words, "--strict")
+	}
 	if s.Config != "" {
 		words = append(words, "--config", s.Config)
 	}
 	words = append(words, "--work", s.Work)
+	if s.ReadOnly {
+		words = append(words, "--read-only")
+	}
+	if s.Cwd != "" && s.Cwd != s.Work {
+		words = append(words, "--cwd", s.Cwd)
+	}
+	if s.Cache != "" {
+		if !filepath.IsAbs(s.Cache) {
+			return nil, fmt.Errorf("sandbox the command: the cache %q is not an absolute path", s.Cache)
+		}
+		words = append(words, "--cache", s.Cache)
+	}
 	for _, w := range s.Writable {
 		if w != "" {
 			words = append(words, "--rw", w)

@@ -13,16 +13,23 @@ import (
 // run or not already; a failure is only noted on stderr (not when the
 // daemon is simply not running, or is older and has no /v1/outcome:
 // every PostToolUse would say so).
-func (r *hookRun) sendOutcome(ctx context.Context) {
+//
+// It returns what the daemon has for the model about the call (a confined
+// call that failed: what the sandbox cut), "" for nothing.
+func (r *hookRun) sendOutcome(ctx context.Context) string {
 	ev := r.ev
 	if ev.Outcome == "" || ev.Session == "" {
-		return
+		return ""
 	}
-	_, err := r.client.Outcome(ctx, &api.OutcomeRequest{
+	res, err := r.client.Outcome(ctx, &api.OutcomeRequest{
 		Agent: ev.Agent, Session: ev.Session, ToolUseID: ev.ToolUseID, Tool: ev.Tool, Args: ev.Args,
 		Outcome: ev.Outcome, Event: ev.Name, Reason: ev.OutcomeReason,
 	})
 	if err != nil && !errors.Is(err, api.ErrDaemonDown) && !errors.Is(err, api.ErrNotFound) {
 		fmt.Fprintf(r.stderr, "agate: could not record what became of the call (%s): %v\n", ev.Name, err)
 	}
+	if err != nil || res == nil {
+		return ""
+	}
+	return res.Note
 }

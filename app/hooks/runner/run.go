@@ -232,7 +232,7 @@ type hookRun struct {
 
 func (r *hookRun) answer(ctx context.Context) hooks.Output {
 	ev := r.ev
-	r.sendOutcome(ctx)
+	note := r.sendOutcome(ctx)
 	switch ev.Kind {
 	case hooks.KindCall:
 		resp, err := r.client.Decide(ctx, decideRequest(ev))
@@ -253,7 +253,7 @@ func (r *hookRun) answer(ctx context.Context) hooks.Output {
 			By:       string(resp.By),
 		}
 		if resp.Sandbox && a.Decision == verdict.Allow {
-			a = r.confined(a)
+			a = r.confined(a, resp.Confine)
 		}
 		return agents.Render(ev, a)
 	case hooks.KindTaint:
@@ -270,6 +270,9 @@ func (r *hookRun) answer(ctx context.Context) hooks.Output {
 				"no new run was started, so the last one's taint still applies"), false)
 		}
 		return agents.Neutral(ev)
+	}
+	if note != "" && ev.Agent == hooks.ClaudeCode && ev.Kind == hooks.KindOutcome {
+		return claude.PostContext(ev, note)
 	}
 	return agents.Neutral(ev)
 }
@@ -288,11 +291,14 @@ func (r *hookRun) failure(ctx context.Context, err error, tail string) string {
 }
 
 // confined returns an allowed call's answer with its command rewritten
-// to run under `agate sandbox`, as the daemon said it must. A call that
-// cannot be rewritten (a command that cannot be quoted, no agate binary
-// with the sandbox command, an agent or a tool agate cannot rewrite the
-// calls of) is denied, since it was allowed only confined.
-func (r *hookRun) confined(a hooks.Answer) hooks.Answer {
+// to run under `agate sandbox`, as the daemon said it must, with the
+// profile it gave (c; nil from a daemon that gives none: the project
+// writable). The rewritten command carries the whole profile and runs
+// fail-closed (--strict). A call that cannot be rewritten (a command that
+// cannot be quoted, no agate binary with the sandbox command, an agent or
+// a tool agate cannot rewrite the calls of) is denied, since it was
+// allowed only confined.
+func (r *hookRun) confined(a hooks.Answer, c *api.Confinement) hooks.Answer {
 	ev := r.ev
 	var err error
 	if ev.Agent != hooks.ClaudeCode || ev.Tool != "Bash" {
@@ -300,13 +306,23 @@ func (r *hookRun) confined(a hooks.Answer) hooks.Answer {
 	} else {
 		var bin string
 		if bin, err = r.sandboxBin(); err == nil {
-			work := ev.Workspace
-			if work == "" {
-				work = ev.Cwd
-			}
-			sb := claude.Sandbox{Bin: bin, Work: work, Config: r.configFlag}
-			if ev.Cwd != "" && ev.Cwd != work && !hookWithin(ev.Cwd, work) {
-				sb.Writable = []string{ev.Cwd} // a worktree outside the project
+			sb := claude.Sandbox{Bin: bin, Config: r.configFlag}
+			if c != nil {
+				// The paths are the daemon's judgment, never the call's own.
+				sb.Work, sb.ReadOnly, sb.Writable, sb.Cache, sb.Strict = c.Work, c.ReadOnly, c.Writable, c.Cache, true
+				if ev.Cwd != "" && filepath.IsAbs(ev.Cwd) {
+					sb.Cwd = ev.Cwd // where the agent's shell is: not made writable
+				}
+				a.Context = "agate runs this command " + c.Describe() + " (" + c.Why +
+					"). A read of a credential there fails with \"permission denied\"; if it needs the network or a write outside, it fails, and running it again asks the person."
+			} else {
+				sb.Work = ev.Workspace
+				if sb.Work == "" {
+					sb.Work = ev.Cwd
+				}
+				if ev.Cwd != "" && ev.Cwd != sb.Work && !hookWithin(ev.Cwd, sb.Work) {
+					sb.Writable = []string{ev.Cwd} // a worktree outside the project
+				}
 			}
 			var upd []byte
 			if upd, err = claude.SandboxBash(ev.Input, sb); err == nil {

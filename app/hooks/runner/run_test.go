@@ -604,3 +604,39 @@ func TestHookCmdSandboxFromDaemon(t *testing.T) {
 		t.Fatalf("exit %d, out %s", code, out)
 	}
 }
+
+// TestHookCmdConfineProfile: the daemon's profile is the rewritten
+// command's, whole and strict: the work dir and whether it is writable
+// from the judgment, the agent's cwd only as where it starts, and the
+// model told how it runs.
+func TestHookCmdConfineProfile(t *testing.T) {
+	newHookWorld(t, "[sandbox]\nwritable = [\"/opt/cache\"]\n")
+	d := newFakeDaemon(t)
+	exe, err := os.Executable()
+	if err != nil || strings.ContainsAny(exe, " '\"$\\") {
+		t.Skipf("the test binary's path %q needs quoting", exe)
+	}
+	d.set(func(d *fakeDaemon) {
+		d.answer = api.DecideResponse{Decision: policy.Allow, Reason: "it only reads", Sandbox: true,
+			Confine: &api.Confinement{Work: "/home/dev/project", ReadOnly: true, Why: "it only reads"}}
+	})
+	in := `{"session_id":"s","cwd":"/home/dev/project/src","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_1"}`
+	_, stdout, stderr := runHook(t, in, "claude-code", "--socket", d.socket)
+	var out struct {
+		HSO struct {
+			PermissionDecision string         `json:"permissionDecision"`
+			UpdatedInput       map[string]any `json:"updatedInput"`
+			AdditionalContext  string         `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("%s %s: %v", stdout, stderr, err)
+	}
+	want := exe + " sandbox --strict --work /home/dev/project --read-only --cwd /home/dev/project/src -- bash -c ls"
+	if got := out.HSO.UpdatedInput["command"]; got != want {
+		t.Errorf("command %q\nwant    %q", got, want)
+	}
+	if !strings.Contains(out.HSO.AdditionalContext, "read-only") || !strings.Contains(out.HSO.AdditionalContext, "permission denied") {
+		t.Errorf("the model is told %q", out.HSO.AdditionalContext)
+	}
+}

@@ -1,0 +1,103 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/machine"
+	"github.com/agatehq/agate/policy"
+	"github.com/agatehq/agate/sandbox"
+)
+
+// What runs unasked runs confined to what agate judged of it ([sandbox]
+// confine_unasked): a wrong judgment meets the OS, not the person's data.
+// The daemon alone decides whether a call runs confined and how; the hook
+// carries the profile in the command it rewrites the call to.
+
+// confineProbeWait is how long a decision waits for the sandbox's probe:
+// until the first probe is done, calls are judged as without
+// confinement.
+const confineProbeWait = 50 * time.Millisecond
+
+// kernelSandbox probes the OS's own sandbox (bwrap or Landlock), the only
+// launchers a confined unasked call runs under: never a container, a
+// wrapper or none.
+func (d *Daemon) kernelSandbox(ctx context.Context) sandbox.Diagnostics {
+	return d.confineProber.Get(ctx, d.kernelOptions())
+}
+
+// kernelOptions are the options kernelSandbox probes: worked out once per
+// config and minute (they look for every secret store on the disk), not
+// on every call.
+func (d *Daemon) kernelOptions() sandbox.Options {
+	cfg, _ := d.Config()
+	now := time.Now()
+	d.confineOpts.mu.Lock()
+	defer d.confineOpts.mu.Unlock()
+	c := &d.confineOpts
+	if c.cfg != cfg || now.Sub(c.at) > time.Minute {
+		o := machine.SandboxOptions(cfg, d.paths, os.TempDir())
+		o.Launcher, o.FailClosed, o.Writable = sandbox.LauncherKernel, true, nil
+		c.cfg, c.at, c.o = cfg, now, o
+	}
+	return c.o
+}
+
+// confineOptions caches kernelOptions.
+type confineOptions struct {
+	mu  sync.Mutex
+	cfg *policy.Config
+	at  time.Time
+	o   sandbox.Options
+}
+
+// confinesUnasked reports whether what the policy lets through for r on
+// its own judgment runs confined: the config says so, the agent lets
+// agate rewrite the call, and the OS's own sandbox confines here. Only
+// on Linux, where the harm test runs; elsewhere agate judges as before.
+func (d *Daemon) confinesUnasked(cfg *policy.Config, r *api.DecideRequest) bool {
+	if !cfg.Sandbox.ConfineUnasked || !rewritable(r) || runtime.GOOS != "linux" {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), confineProbeWait)
+	defer cancel()
+	diag := d.kernelSandbox(ctx)
+	return diag.Available && diag.NetworkIsolation
+}
+
+// confinementFor is the profile a call runs with: the project as its work
+// dir, writable only when the judgment says it writes there or runs its
+// code. The paths come from the judgment (the request's project), never
+// from the call's own working folder.
+func confinementFor(r *api.DecideRequest, c policy.Confinement) *api.Confinement {
+	work := r.Workspace
+	if work == "" {
+		work = r.Cwd
+	}
+	out := &api.Confinement{Work: work, ReadOnly: c.ReadOnly(), Why: c.Why}
+	if c.RunsCode {
+		out.Cache = confinedCacheDir()
+	}
+	for _, w := range c.Writable {
+		if w != work {
+			out.Writable = append(out.Writable, w)
+		}
+	}
+	return out
+}
+
+// confinedCacheDir is the toolchains' cache confined builds use, apart
+// from the person's own (so nothing a confined command writes there
+// reaches an unconfined build): the user cache folder's agate/confined.
+func confinedCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil || !filepath.IsAbs(dir) {
+		return ""
+	}
+	return filepath.Join(dir, "agate", "confined")
+}

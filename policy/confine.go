@@ -1,0 +1,88 @@
+package policy
+
+// Confinement is how an allowed shell call may run inside agate's
+// sandbox, cut to what was judged of it: nothing writable but a private
+// /tmp when it only reads, the project writable (its protected paths not)
+// when it edits the project or runs the project's code; in every case no
+// network, the secret stores hidden. Decide sets it on every allowed
+// shell call whose judgment the sandbox can hold; the caller (the daemon)
+// decides whether to confine.
+type Confinement struct {
+	// Possible is false when the judgment needs what the sandbox cuts
+	// (the network, a secret, a write outside the project, the system)
+	// or cannot be held to a prediction (code agate cannot read): the
+	// call then runs as judged, or asks.
+	Possible bool
+	// Writable are the folders the call may write, absolute: the project
+	// when it edits the project or runs its code; none when it only
+	// reads.
+	Writable []string
+	// Why says what was judged, in a few words: "it only reads", "it
+	// edits the project", "it runs the project's code".
+	Why string
+	// RunsCode says it runs the project's code (a build, its tests): its
+	// toolchains want a cache they can write.
+	RunsCode bool
+}
+
+// Judged reports whether agate's own judgment let the call through (the
+// free passes: it only reads, edits the project, runs its code), not a
+// person's standing word (a rule, a grant, a mode, a trusted scope): the
+// calls the daemon confines to that judgment.
+func (d Decision) Judged() bool {
+	if d.Verdict != Allow {
+		return false
+	}
+	switch d.Layer {
+	case LayerRisk, LayerAutoApprove, LayerAcceptEdits:
+		return true
+	}
+	return false
+}
+
+// ReadOnly reports whether nothing but a private /tmp is writable.
+func (c Confinement) ReadOnly() bool { return len(c.Writable) == 0 }
+
+// confinement works out how a shell call may run confined to its
+// effects, from the call's simple commands.
+func (c *call) confinement() Confinement {
+	if c.shell == nil || len(c.shell.cmds) == 0 {
+		return Confinement{}
+	}
+	project := c.req.Workspace
+	if project == "" {
+		project = c.req.Cwd
+	}
+	if project == "" || project == "/" {
+		return Confinement{}
+	}
+	writes, runs := false, false
+	for _, e := range c.effects {
+		switch e.Kind {
+		case EffNone, EffRead:
+			if e.Kind == EffRead && e.Path == "" {
+				return Confinement{} // a read agate cannot name: nothing to hold it to
+			}
+		case EffWrite, EffDelete:
+			if e.Path == "" || !within(e.Path, project) {
+				return Confinement{}
+			}
+			writes = true
+		case EffProject:
+			runs = true
+		default:
+			// The network, an upload, a secret, the system, privilege,
+			// something set up to run later, code agate cannot read, an
+			// unknown: the sandbox would cut what the call was judged to
+			// do, or there is no judgment to hold it to.
+			return Confinement{}
+		}
+	}
+	switch {
+	case runs:
+		return Confinement{Possible: true, Writable: []string{project}, Why: "it runs the project's code", RunsCode: true}
+	case writes:
+		return Confinement{Possible: true, Writable: []string{project}, Why: "it edits the project"}
+	}
+	return Confinement{Possible: true, Why: "it only reads"}
+}

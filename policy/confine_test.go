@@ -1,0 +1,74 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestConfinement: an allowed shell call is cut to what was judged of it:
+// a read to nothing writable, an edit or the project's code to the
+// project; what needs the network, a secret or a write outside cannot be
+// confined, and a call that asks carries no confinement.
+func TestConfinement(t *testing.T) {
+	p := mustPolicy(t, "[auto]\nrules = [\"allow bash curl https://example.org/*\"]\n")
+	for _, c := range []struct {
+		command  string
+		want     Verdict
+		possible bool
+		writable []string
+	}{
+		{"ls -la && cat README.md", Allow, true, nil},
+		{"grep -rn TODO src | head", Allow, true, nil},
+		{"git status && git log --oneline -5", Allow, true, nil},
+		{"go test ./...", Allow, true, []string{testCwd}},
+		{"make", Allow, true, []string{testCwd}},
+		{"mkdir -p build && touch build/x", Allow, true, []string{testCwd}},
+		{"curl https://example.org/x", Allow, false, nil}, // the network: as judged
+		{"cat ~/.aws/credentials", Ask, false, nil},
+		{"rm -rf ~", Deny, false, nil},
+	} {
+		d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": c.command}, Agent: "claude-code",
+			Cwd: testCwd, Workspace: testCwd, Interactive: true, Files: absentFiles})
+		if d.Verdict != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.command, d.Verdict, d.Reason, c.want)
+			continue
+		}
+		if d.Confine.Possible != c.possible || !slices.Equal(d.Confine.Writable, c.writable) {
+			t.Errorf("%s: confine %+v, want possible %v, writable %v", c.command, d.Confine, c.possible, c.writable)
+		}
+		if d.Confine.Possible && d.Confine.Why == "" {
+			t.Errorf("%s: no why", c.command)
+		}
+	}
+	// Not a shell call: no confinement.
+	if d := p.Decide(&Request{Tool: "Read", Args: map[string]any{"file_path": testCwd + "/a.go"}, Cwd: testCwd, Interactive: true}); d.Confine.Possible {
+		t.Errorf("Read: %+v", d.Confine)
+	}
+}
+
+// TestFailedConfinedAsks: a command agate would confine, that failed
+// confined a moment ago, asks (and is denied with nobody to ask); a
+// rule's allow stays the person's.
+func TestFailedConfinedAsks(t *testing.T) {
+	p := mustPolicy(t, "[auto]\nrules = [\"allow bash make deploy\"]\n")
+	for _, c := range []struct {
+		command     string
+		interactive bool
+		want        Verdict
+	}{
+		{"go test ./...", true, Ask},
+		{"go test ./...", false, Deny},
+		{"ls", true, Ask},
+		{"make deploy", true, Allow},
+	} {
+		d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": c.command}, Agent: "claude-code",
+			Cwd: testCwd, Workspace: testCwd, Interactive: c.interactive, Files: absentFiles, FailedConfined: true})
+		if d.Verdict != c.want {
+			t.Errorf("%s (interactive %v): %s (%s), want %s", c.command, c.interactive, d.Verdict, d.Reason, c.want)
+		}
+		if c.want == Ask && !strings.Contains(d.Reason, "failed there") {
+			t.Errorf("%s: reason %q", c.command, d.Reason)
+		}
+	}
+}
