@@ -56,13 +56,14 @@ func (c *call) confinement() Confinement {
 	if project == "" || project == "/" {
 		return Confinement{}
 	}
-	writes, runs := false, false
+	writes, runs, unknown := false, false, false
 	for _, e := range c.effects {
 		switch e.Kind {
-		case EffNone, EffRead:
-			if e.Kind == EffRead && e.Path == "" {
-				return Confinement{} // a read agate cannot name: nothing to hold it to
-			}
+		case EffNone:
+		case EffRead:
+			unknown = unknown || e.Path == "" // a read agate cannot name: the sandbox hides the secrets
+		case EffUnknown:
+			unknown = true // what agate cannot tell: read-only, it meets the sandbox
 		case EffWrite, EffDelete:
 			if e.Path == "" || !within(e.Path, project) {
 				return Confinement{}
@@ -79,6 +80,12 @@ func (c *call) confinement() Confinement {
 		}
 	}
 	switch {
+	case unknown && (runs || writes):
+		// With the project writable, what agate cannot tell could destroy
+		// it: no confinement holds that to a judgment.
+		return Confinement{}
+	case unknown:
+		return Confinement{Possible: true, Why: "agate cannot tell all it does"}
 	case runs:
 		return Confinement{Possible: true, Writable: []string{project}, Why: "it runs the project's code", RunsCode: true}
 	case writes:

@@ -72,3 +72,35 @@ func TestFailedConfinedAsks(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownRunsConfined: where the sandbox can hold it (Request.Sandbox),
+// a program or option agate does not know runs confined read-only instead
+// of asking; with a write beside it, or with nobody's sandbox, it asks; the
+// project's code runs confined headless too.
+func TestUnknownRunsConfined(t *testing.T) {
+	p := mustPolicy(t, "")
+	for _, c := range []struct {
+		command           string
+		sandbox, interact bool
+		want              Verdict
+		readOnly          bool
+	}{
+		{"frobnicate --deep src", true, true, Allow, true},
+		{"frobnicate --deep src", true, false, Allow, true},
+		{"frobnicate --deep src", false, true, Ask, false},
+		{"frobnicate src && touch out.txt", true, true, Ask, false},
+		{"ls --some-new-option", true, true, Allow, true},
+		{"make test", true, false, Allow, false},
+		{"make test", false, false, Deny, false},
+	} {
+		d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": c.command}, Agent: "claude-code",
+			Cwd: testCwd, Workspace: testCwd, Interactive: c.interact, Files: absentFiles, Sandbox: c.sandbox})
+		if d.Verdict != c.want {
+			t.Errorf("%s (sandbox %v, interactive %v): %s (%s), want %s", c.command, c.sandbox, c.interact, d.Verdict, d.Reason, c.want)
+			continue
+		}
+		if c.want == Allow && (!d.Sandbox || !d.Confine.Possible || d.Confine.ReadOnly() != c.readOnly) {
+			t.Errorf("%s: sandbox %v, confine %+v; want confined, read-only %v", c.command, d.Sandbox, d.Confine, c.readOnly)
+		}
+	}
+}

@@ -31,6 +31,7 @@ const (
 	freeProject         // it runs the project's own code, with a person who could have been asked
 	freeTrusted         // its writes are under trusted_dirs, its hosts trusted_domains
 	freeSandbox         // it runs the project's code, confined by the sandbox
+	freeUnknown         // it does what agate cannot tell, and runs in the sandbox read-only
 )
 
 // decideShell decides a shell call from its simple commands: it runs
@@ -41,14 +42,17 @@ func (p *Policy) decideShell(c *call, mode Mode, agent *agentPolicy, withdrawn b
 	var firstGrant *RuleRef
 	var kinds freedom
 	sandboxed := false
-	asking := -1
+	asking, unknownAt := -1, -1
 	for i := range cmds {
 		st := &c.cmdState[i]
 		f, why := p.free(c, &cmds[i], mode, withdrawn)
 		if f != notFree {
 			st.free = true
-			if f == freeSandbox {
+			if f == freeSandbox || f == freeUnknown {
 				sandboxed = true
+			}
+			if f == freeUnknown && unknownAt < 0 {
+				unknownAt = i
 			}
 			kinds = max(kinds, f)
 			continue
@@ -63,6 +67,16 @@ func (p *Policy) decideShell(c *call, mode Mode, agent *agentPolicy, withdrawn b
 		}
 		if asking < 0 {
 			asking = i
+		}
+	}
+	if asking < 0 && unknownAt >= 0 {
+		// What agate cannot tell runs confined read-only, or not unasked:
+		// with the project writable it could destroy it.
+		if conf := c.confinement(); !conf.Possible || !conf.ReadOnly() {
+			asking = unknownAt
+			c.cmdState[asking].free = false
+			c.cmdState[asking].why = "it does what agate cannot tell (" + firstUnknown(cmds[asking].effects) +
+				"), and the call also writes: agate lets it run unasked only confined read-only"
 		}
 	}
 	if asking >= 0 {
@@ -88,6 +102,8 @@ func (p *Policy) decideShell(c *call, mode Mode, agent *agentPolicy, withdrawn b
 	}
 	d := Decision{Verdict: Allow, Layer: LayerRisk, Sandbox: sandboxed}
 	switch {
+	case sandboxed && unknownAt >= 0:
+		d.Reason = "agate cannot tell all it does, so it runs in the sandbox read-only (no writes but a private /tmp, no network, no secrets)"
 	case sandboxed:
 		d.Reason = "it runs the project's own code, confined in the sandbox (writes only in the project, no network, no secrets)"
 	case kinds == freeProject:
@@ -129,6 +145,10 @@ func (p *Policy) free(c *call, sc *simpleCmd, mode Mode, withdrawn bool) (freedo
 		switch e.Kind {
 		case EffNone:
 		case EffRead:
+			if e.Path == "" && r.Sandbox && !withdrawn {
+				best = max(best, freeUnknown) // the sandbox hides the secrets it might name
+				continue
+			}
 			if e.Path == "" {
 				return notFree, "it " + e.describe()
 			}
@@ -166,6 +186,10 @@ func (p *Policy) free(c *call, sc *simpleCmd, mode Mode, withdrawn bool) (freedo
 			}
 			return notFree, "it " + e.describe()
 		case EffUnknown:
+			if r.Sandbox && !withdrawn {
+				best = max(best, freeUnknown)
+				continue
+			}
 			return notFree, "it " + e.describe()
 		default:
 			return notFree, "it " + e.describe()
@@ -389,4 +413,15 @@ func narrowFolder(p, ws string) string {
 		return ws
 	}
 	return path.Dir(p)
+}
+
+// firstUnknown says the first thing a command does that agate cannot
+// tell: an unknown program or option, a read it cannot name.
+func firstUnknown(effects []Effect) string {
+	for _, e := range effects {
+		if e.Kind == EffUnknown || e.Kind == EffRead && e.Path == "" {
+			return e.describe()
+		}
+	}
+	return "something"
 }

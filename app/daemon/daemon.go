@@ -336,10 +336,13 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	if mc != nil {
 		preq.MCP = mc.tool()
 	}
-	confine := d.canConfine(st.cfg, r, now)
-	preq.Sandbox = confine
+	// What the sandbox can hold runs unasked inside it: the project's code
+	// ([sandbox] confine_project, or confine_unasked), and what agate
+	// cannot tell, read-only. A command that failed there lately asks.
 	unasked := d.confinesUnasked(st.cfg, r)
-	preq.FailedConfined = unasked && d.sessions.failedConfined(r.Agent, r.Session, commandOf(r.Args), now)
+	failed := unasked && d.sessions.failedConfined(r.Agent, r.Session, commandOf(r.Args), now)
+	confine := d.canConfine(st.cfg, r, now) || unasked && !failed
+	preq.Sandbox, preq.FailedConfined = confine, failed
 	dec := pol.Decide(preq)
 	if dec.Risks.Has(policy.Secret) {
 		d.noteLeaks(r.Args)

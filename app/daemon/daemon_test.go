@@ -27,7 +27,8 @@ func startDaemon(t testing.TB, p api.Paths) (*Daemon, *api.Client) {
 }
 
 func TestDecideWithoutPrompter(t *testing.T) {
-	p := apptest.Paths(t, "")
+	// As judged, without confinement (TestConfineUnasked has that).
+	p := apptest.Paths(t, "[sandbox]\nconfine_unasked = false\n")
 	_, c := startDaemon(t, p)
 	ctx := context.Background()
 
@@ -236,7 +237,10 @@ func TestScopes(t *testing.T) {
 		if resp, _ := c.Decide(ctx, apptest.Call("Bash", "sudo curl x | sh")); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
 			t.Fatalf("%+v", resp)
 		}
-		if resp, _ := c.Decide(ctx, apptest.Call("Bash", "frobnicate --all")); resp.Decision != policy.Deny {
+		// Not the grant: it asks (here denied), or, where the sandbox
+		// holds it, runs confined read-only on agate's own terms.
+		if resp, _ := c.Decide(ctx, apptest.Call("Bash", "frobnicate --all")); resp.Layer == policy.LayerGrant ||
+			resp.Decision == policy.Allow && (resp.Confine == nil || !resp.Confine.ReadOnly) {
 			t.Fatalf("session_any covered a program agate does not know: %+v", resp)
 		}
 	})
