@@ -36,6 +36,8 @@ type sandboxTab struct {
 	enabled        *widget.Check
 	confineProject *widget.Check
 	confineNote    *widget.Label
+	confineUnasked *widget.Check
+	unaskedNote    *widget.Label
 	failClosed     *widget.Check
 	launcher       *widget.Select
 	diag           *widget.Form
@@ -51,7 +53,7 @@ var checkWords = map[string][2]string{
 	"write_outside_denied": {"A command cannot write outside its folder.", "A command CAN write outside its folder."},
 	"write_work_allowed":   {"A command can write in its own folder.", "A command cannot write in its own folder: most would fail."},
 	"protected_read_only":  {"Files that run code or steer an agent (git hooks, .env, shell profiles, agents' settings, agate's config) stay read-only.", "Files that run code or steer an agent can be written."},
-	"hidden_invisible":     {"agate's own state, the session bus, the ssh agent and container sockets are out of sight.", "agate's state and the sockets it hides CAN be seen."},
+	"hidden_invisible":     {"agate's own state, the credential stores, the session bus, the ssh agent and container sockets are out of reach (permission denied).", "agate's state and the paths it hides CAN be seen."},
 	"env_scrubbed":         {"Secrets are taken out of the environment.", "Secrets are NOT taken out of the environment."},
 	"network_cut":          {"The network is cut (only agate's --net lets a command out).", "The network is NOT cut."},
 }
@@ -100,6 +102,11 @@ func newSandboxTab(s *Settings) *sandboxTab {
 	})
 	t.confineNote = wrapped(fyne.TextStyle{})
 	t.confineNote.Importance = widget.LowImportance
+	t.confineUnasked = widget.NewCheck("Run what agate lets through unasked inside the sandbox, cut to what agate judged: read-only, or the project writable; no network, the credential stores hidden ([sandbox] confine_unasked)", func(on bool) {
+		t.s.edit(config.SetKey("sandbox", "confine_unasked", on))
+	})
+	t.unaskedNote = wrapped(fyne.TextStyle{})
+	t.unaskedNote.Importance = widget.LowImportance
 	t.failClosed = widget.NewCheck("Refuse to run a command when no sandbox works ([sandbox] fail_closed)", func(on bool) {
 		t.s.edit(config.SetKey("sandbox", "fail_closed", on))
 	})
@@ -119,7 +126,7 @@ func newSandboxTab(s *Settings) *sandboxTab {
 		widget.NewCard("What the sandbox does here", "From a real probe: a confined command that must fail to escape.",
 			container.NewVBox(t.summary, t.checks, t.fix, t.install, t.probing,
 				container.NewHBox(widget.NewButton("Probe again", func() { t.probe(true) })))),
-		widget.NewCard("Settings", "", container.NewVBox(t.enabled, t.confineProject, t.confineNote, t.failClosed,
+		widget.NewCard("Settings", "", container.NewVBox(t.confineUnasked, t.unaskedNote, t.enabled, t.confineProject, t.confineNote, t.failClosed,
 			widget.NewForm(widget.NewFormItem("Launcher", t.launcher)))),
 		widget.NewCard("Diagnostics", "The probe's findings as `agate sandbox --diagnose` prints them.", t.diag),
 	))
@@ -130,6 +137,8 @@ func (t *sandboxTab) load(cfg *policy.Config) {
 	t.enabled.SetChecked(cfg.SandboxEnabled())
 	t.failClosed.SetChecked(cfg.Sandbox.FailClosed)
 	t.launcher.SetSelected(cfg.Sandbox.Launcher)
+	t.confineUnasked.SetChecked(cfg.Sandbox.ConfineUnasked)
+	t.showUnasked()
 	on, known := configBool(cfg.Sandbox, "confine_project")
 	t.confineProject.SetChecked(on)
 	if known {
@@ -141,6 +150,17 @@ func (t *sandboxTab) load(cfg *policy.Config) {
 		t.confineNote.SetText("This agate's config does not know [sandbox] confine_project yet.")
 		t.confineNote.Show()
 	}
+}
+
+// showUnasked says, from the daemon's probe of the OS's own sandbox,
+// whether confine_unasked holds here, and why not.
+func (t *sandboxTab) showUnasked() {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+		defer cancel()
+		_, state := t.s.d.ConfineUnasked(ctx)
+		t.s.do(func() { t.unaskedNote.SetText(state) })
+	}()
 }
 
 // configBool reads the bool field of a config section (a struct) whose

@@ -303,8 +303,11 @@ type Status struct {
 	Counts       map[string]int64 `json:"counts"` // decisions by verdict and answerer
 	Sessions     int              `json:"sessions"`
 	Sandbox      any              `json:"sandbox,omitempty"`
-	Started      time.Time        `json:"started"`
-	AuditLog     string           `json:"audit_log"`
+	// ConfineUnasked says whether what agate lets through on its own
+	// judgment runs confined here, and why not.
+	ConfineUnasked string    `json:"confine_unasked,omitempty"`
+	Started        time.Time `json:"started"`
+	AuditLog       string    `json:"audit_log"`
 	// Leaks are the secrets seen pasted into an agent's chat and not
 	// rotated since; LeaksError says why the record could not be read.
 	Leaks      []Leak `json:"leaks,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -34,20 +35,23 @@ func init() {
 
 // Report is what `agate doctor` found. The settings panel shows the same.
 type Report struct {
-	Config      string              `json:"config"`
-	ConfigError string              `json:"config_error,omitempty"`
-	Daemon      string              `json:"daemon"` // "running (pid N)" or why not
-	Sandbox     sandbox.Diagnostics `json:"sandbox"`
-	Keychain    KeychainReport      `json:"keychain"`
-	Unset       []string            `json:"secrets_unset"` // referenced secrets that read as unset, with why
-	Leaked      []keystore.Leak     `json:"leaked"`        // keys seen in an agent's arguments, not rotated since
-	Pasted      []api.Leak          `json:"pasted"`        // secrets pasted into an agent's chat, not rotated since
-	Hooks       []HookReport        `json:"hooks"`
-	Confine     ConfineReport       `json:"confine_project"`
-	Grants      []GrantReport       `json:"grants"`
-	MCP         []MCPReport         `json:"mcp"`
-	Problems    []string            `json:"problems"`
-	Checked     time.Time           `json:"checked"`
+	Config      string `json:"config"`
+	ConfigError string `json:"config_error,omitempty"`
+	Daemon      string `json:"daemon"` // "running (pid N)" or why not
+	// Unasked is [sandbox] confine_unasked: whether what agate lets
+	// through on its own judgment runs confined to it.
+	Unasked  ConfineReport       `json:"confine_unasked"`
+	Sandbox  sandbox.Diagnostics `json:"sandbox"`
+	Keychain KeychainReport      `json:"keychain"`
+	Unset    []string            `json:"secrets_unset"` // referenced secrets that read as unset, with why
+	Leaked   []keystore.Leak     `json:"leaked"`        // keys seen in an agent's arguments, not rotated since
+	Pasted   []api.Leak          `json:"pasted"`        // secrets pasted into an agent's chat, not rotated since
+	Hooks    []HookReport        `json:"hooks"`
+	Confine  ConfineReport       `json:"confine_project"`
+	Grants   []GrantReport       `json:"grants"`
+	MCP      []MCPReport         `json:"mcp"`
+	Problems []string            `json:"problems"`
+	Checked  time.Time           `json:"checked"`
 }
 
 // KeychainReport is the key store's state.
@@ -147,9 +151,16 @@ func Doctor(ctx context.Context, p api.Paths) *Report {
 	case r.Confine.On:
 		r.Confine.State = "on, but the sandbox does not work here, so the project's own code asks as when it is off"
 		problem("[sandbox] confine_project is on but the sandbox does not work: %s", r.Sandbox.Reason)
+	case cfg.Sandbox.ConfineUnasked:
+		r.Confine.State = "off; confine_unasked covers it: the project's own code runs unasked in the sandbox where it works"
 	default:
 		r.Confine.State = "off: the project's own code runs unasked only with a person to ask " +
 			"(switch it on in the Sandbox tab, or [sandbox] confine_project = true)"
+	}
+
+	r.Unasked = confineUnaskedReport(ctx, cfg, o)
+	if r.Unasked.On && !r.Unasked.Works {
+		problem("[sandbox] confine_unasked: %s", r.Unasked.State)
 	}
 
 	r.Grants = []GrantReport{}
@@ -390,6 +401,7 @@ func (r *Report) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "keys:      %d in %s, master key: %s; %s\n", r.Keychain.Keys, r.Keychain.Store, backend, r.Keychain.Health)
 	fmt.Fprintf(w, "confine:   %s\n", r.Confine.State)
+	fmt.Fprintf(w, "unasked:   %s\n", r.Unasked.State)
 	broad := 0
 	for _, g := range r.Grants {
 		if g.Broad {
@@ -433,4 +445,19 @@ func mcpLine(m MCPReport) string {
 		parts = append(parts, fmt.Sprintf("%d over HTTP/SSE, not gated by the proxy (%s)", len(m.Remote), strings.Join(m.Remote, ", ")))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// confineUnaskedReport probes the OS's own sandbox, the one confined
+// unasked calls run in, and says whether [sandbox] confine_unasked holds
+// here, and why not.
+func confineUnaskedReport(ctx context.Context, cfg *policy.Config, o sandbox.Options) ConfineReport {
+	r := ConfineReport{On: cfg.Sandbox.ConfineUnasked}
+	var diag sandbox.Diagnostics
+	if r.On && runtime.GOOS == "linux" {
+		pctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		diag = sandbox.Probe(pctx, machine.KernelOptions(o))
+		cancel()
+	}
+	r.Works, r.State = machine.ConfineUnaskedState(cfg, runtime.GOOS, diag)
+	return r
 }

@@ -73,6 +73,9 @@ func cmdStatus(ctx context.Context, e *Env, args []string) error {
 		b, _ := json.Marshal(st.Sandbox)
 		fmt.Fprintf(e.Stdout, "  sandbox:    %s\n", b)
 	}
+	if st.ConfineUnasked != "" {
+		fmt.Fprintf(e.Stdout, "  unasked:    %s\n", st.ConfineUnasked)
+	}
 	if st.LeaksError != "" {
 		fmt.Fprintf(e.Stdout, "  LEAKS:      the record cannot be read: %s\n", st.LeaksError)
 	}

@@ -41,9 +41,7 @@ func (d *Daemon) kernelOptions() sandbox.Options {
 	defer d.confineOpts.mu.Unlock()
 	c := &d.confineOpts
 	if c.cfg != cfg || now.Sub(c.at) > time.Minute {
-		o := machine.SandboxOptions(cfg, d.paths, os.TempDir())
-		o.Launcher, o.FailClosed, o.Writable = sandbox.LauncherKernel, true, nil
-		c.cfg, c.at, c.o = cfg, now, o
+		c.cfg, c.at, c.o = cfg, now, machine.KernelOptions(machine.SandboxOptions(cfg, d.paths, os.TempDir()))
 	}
 	return c.o
 }
@@ -100,4 +98,15 @@ func confinedCacheDir() string {
 		return ""
 	}
 	return filepath.Join(dir, "agate", "confined")
+}
+
+// ConfineUnasked says whether [sandbox] confine_unasked holds here, and
+// why not (machine.ConfineUnaskedState), from the daemon's probe.
+func (d *Daemon) ConfineUnasked(ctx context.Context) (works bool, state string) {
+	cfg, _ := d.Config()
+	var diag sandbox.Diagnostics
+	if cfg.Sandbox.ConfineUnasked && runtime.GOOS == "linux" {
+		diag = d.kernelSandbox(ctx)
+	}
+	return machine.ConfineUnaskedState(cfg, runtime.GOOS, diag)
 }

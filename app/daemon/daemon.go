@@ -666,6 +666,7 @@ func (d *Daemon) Status() *api.Status {
 	}
 	diag := d.SandboxDiagnostics(context.Background())
 	s.Sandbox = &diag
+	_, s.ConfineUnasked = d.ConfineUnasked(context.Background())
 	if s.Prompters == nil {
 		s.Prompters = []string{}
 	}

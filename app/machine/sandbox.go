@@ -100,3 +100,33 @@ func secretPatterns(cfg *policy.Config) []string {
 	}
 	return append(out, cfg.Auto.SecretPaths...)
 }
+
+// ConfineUnaskedState says whether [sandbox] confine_unasked holds here,
+// and why not, from a probe of the OS's own sandbox (KernelOptions): the
+// words doctor, status and the settings panel show.
+func ConfineUnaskedState(cfg *policy.Config, goos string, diag sandbox.Diagnostics) (works bool, state string) {
+	switch {
+	case !cfg.Sandbox.ConfineUnasked:
+		return false, "off: what agate lets through on its own judgment runs as judged, unconfined ([sandbox] confine_unasked = true turns it on)"
+	case goos != "linux":
+		return false, "on, but agate confines unasked calls only on Linux for now: on " + goos + " they run as judged"
+	case !diag.Available || !diag.NetworkIsolation:
+		s := "on, but neither bwrap nor Landlock confines here (" + diag.Reason + "), so agate judges as without it"
+		if diag.Fix != "" {
+			s += "; to change: " + diag.Fix
+		} else if diag.Install != "" {
+			s += " (" + diag.Install + ")"
+		}
+		return false, s
+	}
+	return true, "on: what agate lets Claude Code's Bash run unasked runs in the sandbox (" + diag.Launcher +
+		"), read-only or with the project writable as judged, no network, the credential stores hidden"
+}
+
+// KernelOptions are o for the OS's own sandbox only, fail-closed, with
+// no writable paths but the work dir: what a confined unasked call runs
+// under.
+func KernelOptions(o sandbox.Options) sandbox.Options {
+	o.Launcher, o.FailClosed, o.Writable = sandbox.LauncherKernel, true, nil
+	return o
+}
