@@ -259,3 +259,22 @@ func TestNewPlanResolvesSymlinks(t *testing.T) {
 		t.Errorf("env %q, want it scrubbed", p.env)
 	}
 }
+
+// TestTmpdirWritable: a TMPDIR the command could not write becomes its
+// private /tmp; one under a writable path stays.
+func TestTmpdirWritable(t *testing.T) {
+	work := t.TempDir()
+	for _, c := range []struct{ tmpdir, want string }{
+		{"/var/tmp/elsewhere", "/tmp"},
+		{work + "/tmp", work + "/tmp"},
+		{"/tmp/x", "/tmp/x"},
+	} {
+		p, err := newPlan(Options{WorkDir: work, Env: []string{"PATH=/bin", "TMPDIR=" + c.tmpdir}}, []string{"true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(p.env, "TMPDIR="+c.want) {
+			t.Errorf("TMPDIR=%s: env %q, want TMPDIR=%s", c.tmpdir, p.env, c.want)
+		}
+	}
+}

@@ -105,6 +105,13 @@ func newPlan(o Options, argv []string) (*plan, error) {
 		env = os.Environ()
 	}
 	p.env = setEnv(ScrubEnv(env, o.SecretEnv), "PWD", p.start())
+	// A temp folder the command could not write is its private /tmp.
+	for _, kv := range p.env {
+		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok && v != "" && !within(filepath.Clean(v), "/tmp") && p.rootOf(filepath.Clean(v)) == "" {
+			p.env = setEnv(p.env, "TMPDIR", "/tmp")
+			break
+		}
+	}
 	return p, nil
 }
 

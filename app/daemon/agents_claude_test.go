@@ -1,8 +1,11 @@
 package daemon
 
 import (
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -157,4 +160,74 @@ func TestClaudeOfferedToolsKnown(t *testing.T) {
 		t.Fatalf("claude: %s\n%s", r, c.s.Dump())
 	}
 	checkOfferedKnown(t, c.agentWorld, c.s.Offered())
+}
+
+// TestClaudeConfined: with the default config, headless (claude -p, so
+// nobody could be asked), the Bash calls agate lets through on its own
+// judgment run in the sandbox cut to it, through the real hook and the
+// rewritten command Claude Code runs: a link made to a credential store
+// reads nothing, the project's code that reaches for the network does not
+// reach it, an ordinary go test passes, and nothing asks.
+func TestClaudeConfined(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	reached := make(chan string, 8)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			reached <- c.RemoteAddr().String()
+			c.Close()
+		}
+	}()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	c := newClaudeWorld(t,
+		agenttest.Call("Bash", map[string]any{"command": "ln -s ../home/.aws/credentials k && cat k", "description": "read it"}),
+		agenttest.Call("Bash", map[string]any{"command": "sh run_tests.sh", "description": "test"}),
+		agenttest.Call("Bash", map[string]any{"command": "go test ./...", "description": "go test"}),
+		agenttest.Say("done"))
+	d, _ := c.d, c.c
+	needKernelSandbox(t, d)
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go here")
+	}
+	agenttest.WriteFile(t, filepath.Join(c.h.Home, ".aws", "credentials"), []byte("[default]\naws_secret_access_key = CANARY_aws_51c0\n"))
+	agenttest.WriteFile(t, filepath.Join(c.h.Work, "run_tests.sh"), []byte("(exec 3<>/dev/tcp/127.0.0.1/"+port+") 2>/dev/null && echo REACHED || echo NO-NETWORK\n"))
+	agenttest.WriteFile(t, filepath.Join(c.h.Work, "go.mod"), []byte("module m\ngo 1.21\n"))
+	agenttest.WriteFile(t, filepath.Join(c.h.Work, "m_test.go"), []byte("package m\nimport \"testing\"\nfunc TestM(t *testing.T) {}\n"))
+	env := append(c.env(), "CLAUDE_PROJECT_DIR="+c.h.Work, "PATH="+os.Getenv("PATH"))
+	r := c.h.Run(t, agenttest.Cmd{Bin: c.claude, Args: []string{"-p", "test it", "--output-format", "json"}, Env: env, Timeout: 4 * time.Minute})
+	t.Logf("claude -p: %s", r)
+	if r.Code != 0 {
+		t.Fatalf("claude: %s\n%s", r, c.s.Dump())
+	}
+	var outs []string
+	for _, tr := range c.s.ToolResults() {
+		outs = append(outs, tr.Output)
+	}
+	if len(outs) != 3 {
+		t.Fatalf("tool results %q\n%s", outs, c.s.Dump())
+	}
+	if strings.Contains(outs[0], "CANARY") || !strings.Contains(outs[0], "Permission denied") {
+		t.Errorf("a link to a credential store: %q", outs[0])
+	}
+	if !strings.Contains(outs[1], "NO-NETWORK") || len(reached) > 0 {
+		t.Errorf("the project's code reached the network: %q (%d connections)", outs[1], len(reached))
+	}
+	if !strings.Contains(outs[2], "ok") {
+		t.Errorf("go test confined: %q", outs[2])
+	}
+	for _, rec := range c.audit(t) {
+		if rec.Tool != "Bash" || rec.Event != "decision" {
+			continue
+		}
+		if rec.Decision != "allow" || rec.Confined == "" {
+			t.Errorf("%s: %s, confined %q (%s): want an allow, confined, no ask", rec.Subject, rec.Decision, rec.Confined, rec.Reason)
+		}
+	}
 }

@@ -47,7 +47,16 @@ func NewHome(t testing.TB) *Home {
 	// Not t.TempDir: an agent that is still shutting down when the test
 	// ends may write one more file, and a failed removal must not fail
 	// the test.
-	root, err := os.MkdirTemp("", "agt-home")
+	// Outside /tmp where it can be: the sandbox gives a confined command a
+	// /tmp of its own, so a home under the host's /tmp would be out of
+	// sight there anyway, and hidden paths would prove nothing.
+	base := ""
+	if filepath.Clean(os.TempDir()) == "/tmp" {
+		if fi, err := os.Stat("/var/tmp"); err == nil && fi.IsDir() {
+			base = "/var/tmp"
+		}
+	}
+	root, err := os.MkdirTemp(base, "agt-home")
 	if err != nil {
 		t.Fatal(err)
 	}
