@@ -39,12 +39,15 @@ export AGATE_CONFIG="$work/config.toml" AGATE_STATE_DIR="$work/state" AGATE_SOCK
 unset AGATE_SANDBOX_CWD PEPE_SANDBOX_CWD
 
 bwrap_line=$("$BIN" sandbox --launcher bwrap --print -- true) || die "agate sandbox --print failed"
+# The hidden files' content comes from fd 3, as agate passes it.
+bwrap_line=${bwrap_line% 3</dev/null}
+exec 3</dev/null
 eval "bwrap_cmd=($bwrap_line)"
 "${bwrap_cmd[@]}" || die "bwrap with agate's flags failed: $bwrap_line"
 "$BIN" sandbox --launcher bwrap -- true || die "agate sandbox -- true failed"
 
-names=("bare true" "bwrap, agate's flags" "agate sandbox -- true")
-lines=("$(type -P true)" "$bwrap_line" "$BIN sandbox --launcher bwrap -- true")
+names=("bare true" "bwrap, agate's flags" "agate sandbox -- true" "agate sandbox --strict (a hook's)")
+lines=("$(type -P true)" "$bwrap_line" "$BIN sandbox --launcher bwrap -- true" "$BIN sandbox --strict --work $work --read-only -- true")
 if "$BIN" sandbox --launcher landlock -- true 2>/dev/null; then
 	names+=("agate sandbox (landlock)")
 	lines+=("$BIN sandbox --launcher landlock -- true")

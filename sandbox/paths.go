@@ -59,8 +59,15 @@ func DefaultProtected(workDir, home string, extra []string) []string {
 // path that holds workDir or home (hiding it would hide the project), and
 // /proc and /dev, which are the sandbox's own.
 func SecretPaths(workDir, home string, patterns []string) []string {
+	var keep []string
+	for _, p := range patterns {
+		// The sandbox's own /proc and /dev: nothing of the host's to hide.
+		if !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "/dev/") {
+			keep = append(keep, p)
+		}
+	}
 	var out []string
-	for _, p := range existingAll(workDir, home, patterns) {
+	for _, p := range existingAll(workDir, home, keep) {
 		if p == "/proc" || strings.HasPrefix(p, "/proc/") || p == "/dev" || strings.HasPrefix(p, "/dev/") ||
 			workDir != "" && within(workDir, p) || home != "" && within(home, p) {
 			continue
@@ -75,17 +82,53 @@ func SecretPaths(workDir, home string, patterns []string) []string {
 // a name or glob at the top of workDir and of home.
 func existingAll(workDir, home string, patterns []string) []string {
 	var out []string
+	ls := dirLister{}
 	for _, p := range patterns {
 		p = strings.TrimSuffix(p, "/")
 		switch {
 		case p == "":
 		case p == "~" || strings.HasPrefix(p, "~/"):
-			out = append(out, existingIn(home, strings.TrimPrefix(strings.TrimPrefix(p, "~"), "/"))...)
+			out = append(out, ls.existingIn(home, strings.TrimPrefix(strings.TrimPrefix(p, "~"), "/"))...)
 		case filepath.IsAbs(p):
-			out = append(out, existingIn("/", p)...)
+			out = append(out, ls.existingIn("/", p)...)
 		default:
-			out = append(out, existingIn(workDir, p)...)
-			out = append(out, existingIn(home, p)...)
+			out = append(out, ls.existingIn(workDir, p)...)
+			out = append(out, ls.existingIn(home, p)...)
+		}
+	}
+	return out
+}
+
+// dirLister lists each folder once for the globs matched in it.
+type dirLister map[string][]string
+
+// existingIn is existingIn, a glob whose meta characters are all in its
+// last element matched against one listing of its folder.
+func (ls dirLister) existingIn(dir, pattern string) []string {
+	if dir == "" {
+		return nil
+	}
+	p := pattern
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, pattern)
+	}
+	parent, last := filepath.Split(p)
+	if !strings.ContainsAny(p, "*?[") || strings.ContainsAny(parent, "*?[\\") {
+		return existingIn(dir, pattern)
+	}
+	parent = filepath.Clean(parent)
+	names, ok := ls[parent]
+	if !ok {
+		entries, _ := os.ReadDir(parent)
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		ls[parent] = names
+	}
+	var out []string
+	for _, n := range names {
+		if m, err := filepath.Match(last, n); err == nil && m {
+			out = append(out, filepath.Join(parent, n))
 		}
 	}
 	return out

@@ -141,6 +141,9 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 		if err != nil {
 			return &exitError{code: exitSandboxFailed, err: err}
 		}
+		if len(p.Cmd.ExtraFiles) > 0 {
+			line += " 3</dev/null" // the hidden files' content (bwrap --ro-bind-data 3)
+		}
 		fmt.Fprintln(e.Stdout, line)
 		return nil
 	}
