@@ -202,3 +202,66 @@ func within(path, dir string) bool {
 	}
 	return path == dir || strings.HasPrefix(path, dir+"/")
 }
+
+// homeKeep is what a command confined to agate's judgment may read of the
+// home folder: git's config and the toolchains (their installs and their
+// caches), which builds and tests need. Everything else the home folder
+// holds (the person's files, the logins and keys of tools no list names,
+// shell rc files that export tokens) is hidden (HomeDenied). The entries
+// of the folders in homeInto are looked at one by one.
+var homeKeep = map[string]bool{
+	".gitconfig": true, ".gitignore": true, ".gitignore_global": true,
+	"go": true, "sdk": true, ".cargo": true, ".rustup": true, ".npm": true, ".nvm": true, ".pnpm-store": true,
+	".yarn": true, ".pyenv": true, ".rbenv": true, ".rvm": true, ".gem": true, ".m2": true, ".gradle": true,
+	".ivy2": true, ".sbt": true, ".deno": true, ".bun": true, ".volta": true, ".sdkman": true, ".dotnet": true,
+	".asdf": true, ".ghcup": true, ".cabal": true, ".stack": true, ".opam": true, ".elan": true, ".julia": true,
+	".conda": true, "miniconda3": true, "anaconda3": true, ".mix": true, ".hex": true, ".nix-profile": true,
+	".config/git": true, ".config/go": true, ".config/pip": true, ".config/pypoetry": true, ".config/uv": true,
+	".config/mise": true, ".config/yarn": true, ".config/pnpm": true, ".config/matplotlib": true,
+	".local/bin": true, ".local/lib": true, ".local/share/pnpm": true, ".local/share/virtualenvs": true,
+	".local/share/uv": true, ".local/share/mise": true, ".local/share/pipx": true, ".local/share/go": true,
+	".cache/go-build": true, ".cache/pip": true, ".cache/pypoetry": true, ".cache/uv": true, ".cache/pre-commit": true,
+	".cache/yarn": true, ".cache/node-gyp": true, ".cache/ms-playwright": true, ".cache/bazel": true,
+	".cache/golangci-lint": true, ".cache/ccache": true, ".cache/sccache": true, ".cache/deno": true,
+	".cache/typescript": true, ".cache/pnpm": true, ".cache/node": true, ".cache/fontconfig": true,
+	".cache/mesa_shader_cache": true, ".cache/go": true, ".cache/cargo": true, ".cache/agate": true,
+}
+
+// homeInto are the folders of home whose entries are kept or hidden one
+// by one, not whole.
+var homeInto = []string{"", ".config", ".local", ".local/share", ".cache"}
+
+// HomeDenied lists what a command confined to agate's judgment does not
+// see of home (for Options.Hidden): every entry of home, and of its
+// .config, .local, .local/share and .cache, but the toolchains and git's
+// config (homeKeep). A hidden entry that holds the work dir shows it
+// through (the sandbox's layout binds it on top). The result is absolute
+// and sorted.
+func HomeDenied(home string) []string {
+	if home == "" || home == "/" || !filepath.IsAbs(home) {
+		return nil
+	}
+	into := map[string]bool{}
+	for _, d := range homeInto {
+		into[d] = true
+	}
+	var out []string
+	for _, d := range homeInto {
+		entries, err := os.ReadDir(filepath.Join(home, d))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			rel := e.Name()
+			if d != "" {
+				rel = d + "/" + e.Name()
+			}
+			if homeKeep[rel] || into[rel] {
+				continue
+			}
+			out = append(out, filepath.Join(home, rel))
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -157,16 +157,16 @@ func TestLayout(t *testing.T) {
 			want:      []string{"rw w", "protect w/.claude", "protect w/.claude/sub/x"},
 		},
 		{
-			name:   "a hidden dir around the work dir goes first, one inside it last",
+			name:   "a hidden dir around the work dir is taken apart (what is beside it, under the private /tmp, is out of sight), one inside it last",
 			o:      Options{WorkDir: at("rt/w2"), Writable: []string{at("w")}, ReadOnly: []string{at("ro")}},
 			hidden: []string{at("rt"), at("w/state"), at("w/sock")},
-			want:   []string{"empty rt", "rw rt/w2", "rw w", "ro ro", "hide w/state", "hidefile w/sock"},
+			want:   []string{"rw rt/w2", "rw w", "ro ro", "hide w/state", "hidefile w/sock"},
 		},
 		{
 			name:   "unless a bind shows it again",
 			o:      Options{WorkDir: at("rt/w2")},
 			hidden: []string{at("rt"), at("rt/w2/state")},
-			want:   []string{"empty rt", "rw rt/w2", "hide rt/w2/state"},
+			want:   []string{"rw rt/w2", "hide rt/w2/state"},
 		},
 		{
 			name:   "a hidden path inside a hidden dir is hidden already",
@@ -189,6 +189,11 @@ func TestLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := kinds(p.layout(tt.protected, tt.hidden), base)
+			if !within(base, "/tmp") {
+				// Beside the work dir, outside the private /tmp, rt/agate is
+				// hidden, after the binds.
+				got = slices.DeleteFunc(got, func(s string) bool { return s == "hide rt/agate" })
+			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("layout\n got %q\nwant %q", got, tt.want)
 			}
@@ -276,5 +281,30 @@ func TestTmpdirWritable(t *testing.T) {
 		if !slices.Contains(p.env, "TMPDIR="+c.want) {
 			t.Errorf("TMPDIR=%s: env %q, want TMPDIR=%s", c.tmpdir, p.env, c.want)
 		}
+	}
+}
+
+// TestHomeDenied: of home, a confined command sees the toolchains and
+// git's config; every other entry, and the other entries of .config,
+// .local, .local/share and .cache, is hidden.
+func TestHomeDenied(t *testing.T) {
+	home := t.TempDir()
+	for _, f := range []string{".gitconfig", "go/pkg/x", ".cargo/bin/cargo", ".config/git/config", ".config/myapp/token",
+		".config/gh/hosts.yml", ".local/bin/tool", ".local/share/secrets/k", ".local/state/x", ".cache/go-build/a",
+		".cache/other/t", "Documents/thesis.txt", ".myapp", ".bashrc", "src/proj/main.go"} {
+		p := filepath.Join(home, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), 0o600)
+	}
+	got := HomeDenied(home)
+	for i := range got {
+		got[i] = strings.TrimPrefix(got[i], home+"/")
+	}
+	want := []string{".bashrc", ".cache/other", ".config/gh", ".config/myapp", ".local/share/secrets", ".local/state", ".myapp", "Documents", "src"}
+	if !slices.Equal(got, want) {
+		t.Errorf("hidden %q\nwant   %q", got, want)
+	}
+	if HomeDenied("/") != nil || HomeDenied("") != nil {
+		t.Error("a home of / or none hides something")
 	}
 }

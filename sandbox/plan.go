@@ -209,6 +209,7 @@ func (p *plan) rootOf(path string) string {
 // /tmp is private already.
 func (p *plan) layout(protected, hidden []string) []mount {
 	bound := p.bound()
+	hidden = expandAround(hidden, bound)
 	var early, late []mount
 	var lateHidden []string
 	for _, h := range hidden {
@@ -308,4 +309,43 @@ func (p *plan) start() string {
 		return p.dir
 	}
 	return p.work
+}
+
+// maxAround bounds the entries a hidden folder holding a bound path is
+// taken apart into; past it, the folder shows as an empty one.
+const maxAround = 256
+
+// expandAround replaces each hidden folder that holds a bound path by its
+// entries, but for those on the way to a bound path, taken apart in turn:
+// what is beside the bound path reads as "permission denied" rather than
+// as missing, and the bound path shows. A folder of more than maxAround
+// entries stays whole (then it shows empty around the bound path).
+func expandAround(hidden, bound []string) []string {
+	var out []string
+	var walk func(h string, depth int)
+	walk = func(h string, depth int) {
+		holds := false
+		for _, b := range bound {
+			if b == h {
+				return // bound itself: nothing to hide
+			}
+			holds = holds || within(b, h)
+		}
+		if !holds {
+			out = append(out, h)
+			return
+		}
+		entries, err := os.ReadDir(h)
+		if err != nil || len(entries) > maxAround || depth > 16 {
+			out = append(out, h)
+			return
+		}
+		for _, e := range entries {
+			walk(filepath.Join(h, e.Name()), depth+1)
+		}
+	}
+	for _, h := range hidden {
+		walk(h, 0)
+	}
+	return out
 }

@@ -66,8 +66,8 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 	readOnly := fs.Bool("read-only", false, "leave the work dir read-only: nothing is writable but a private /tmp (and --rw paths)")
 	cwd := fs.String("cwd", "", "start the command in `dir` (default: the work dir); it is not made writable")
 	strict := fs.Bool("strict", false, "the profile is only what the flags say, fail-closed: no [sandbox] writable, fail_closed, launcher or "+
-		"$AGATE_SANDBOX_CWD; the OS's own sandbox only (bwrap or Landlock, sandbox-exec), never a container, a wrapper or none. "+
-		"agate's hooks rewrite the calls they confine to it")
+		"$AGATE_SANDBOX_CWD; the OS's own sandbox only (bwrap or Landlock, sandbox-exec), never a container, a wrapper or none; "+
+		"of the home folder only the toolchains and git's config show. agate's hooks rewrite the calls they confine to it")
 	argv, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -107,6 +107,11 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 		// The whole profile is in the command line: what the config or
 		// the environment say cannot widen it or let it run unconfined.
 		o.Launcher, o.FailClosed, o.Writable, o.Env = sandbox.LauncherKernel, true, nil, nil
+		// And of home, the toolchains and git's config alone: the stores
+		// no list names are out of reach too.
+		if home, err := os.UserHomeDir(); err == nil {
+			o.Hidden = append(o.Hidden, sandbox.HomeDenied(home)...)
+		}
 	}
 	if *launcher != "" {
 		o.Launcher = *launcher
