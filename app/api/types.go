@@ -359,4 +359,7 @@ type OutcomeResult struct {
 	// Note is for the model, when the call ran confined and failed: what
 	// the sandbox cut, and what running it again does.
 	Note string `json:"note,omitempty"`
+	// Confined says how the call ran confined (Confinement.Describe), ""
+	// when it did not.
+	Confined string `json:"confined,omitempty"`
 }

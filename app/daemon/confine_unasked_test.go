@@ -2,10 +2,13 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/hooks/confine"
 	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/policy"
 )
@@ -33,7 +36,11 @@ func TestConfineUnasked(t *testing.T) {
 	needKernelSandbox(t, d)
 	call := func(agent, command, id string) *api.DecideResponse {
 		t.Helper()
-		r := apptest.Call("Bash", command)
+		tool := "Bash"
+		if agent == "gemini" {
+			tool = "run_shell_command"
+		}
+		r := apptest.Call(tool, command)
 		r.Agent, r.Workspace, r.ToolUseID = agent, "/home/dev/project", id
 		resp, err := client.Decide(ctx, r)
 		if err != nil {
@@ -50,7 +57,9 @@ func TestConfineUnasked(t *testing.T) {
 		{"claude-code", "go test ./...", true, false},
 		{"claude-code", "make deploy", false, false},                     // a person's rule: as judged
 		{"claude-code", "curl -fsS https://example.org/x", false, false}, // the network: as judged
-		{"gemini", "ls -la", false, false},
+		{"gemini", "ls -la", true, true},
+		{"gemini", "npm test", true, false},
+		{"cursor", "ls -la", false, false}, // its calls cannot be rewritten
 	} {
 		resp := call(c.agent, c.command, "")
 		if resp.Decision != policy.Allow {
@@ -82,6 +91,42 @@ func TestConfineUnasked(t *testing.T) {
 	if resp := call("claude-code", "go build ./...", "toolu_4"); resp.Decision != policy.Allow || !resp.Sandbox {
 		t.Errorf("after a confined run: %s, sandbox %v", resp.Decision, resp.Sandbox)
 	}
+	// Gemini CLI gives calls no id: its AfterTool reports the command it
+	// ran, the line the hook rewrote it to, and the failure is the
+	// command's. A command of the model's own that only looks like one
+	// settles nothing.
+	resp := call("gemini", "go vet ./...", "")
+	in, err := json.Marshal(map[string]string{"command": "go vet ./..."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewritten, err := confine.Shell(in, confine.Sandbox{Bin: "/usr/bin/agate", Work: resp.Confine.Work, ReadOnly: resp.Confine.ReadOnly,
+		Cache: resp.Confine.Cache, Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args map[string]any
+	if err := json.Unmarshal(rewritten, &args); err != nil {
+		t.Fatal(err)
+	}
+	out, err := client.Outcome(ctx, &api.OutcomeRequest{Agent: "gemini", Session: "s1", Tool: "run_shell_command", Args: args,
+		Outcome: api.OutcomeFailed, Event: "AfterTool"})
+	if err != nil || out.Confined == "" || !strings.Contains(out.Note, "asks the person") {
+		t.Fatalf("gemini's confined failure: %+v, %v", out, err)
+	}
+	if resp := call("gemini", "go vet ./...", ""); resp.Decision != policy.Ask || resp.Sandbox {
+		t.Errorf("gemini, after a confined failure: %s, sandbox %v (%s)", resp.Decision, resp.Sandbox, resp.Reason)
+	}
+	call("gemini", "go build ./...", "")
+	out, err = client.Outcome(ctx, &api.OutcomeRequest{Agent: "gemini", Session: "s1", Tool: "run_shell_command",
+		Args: map[string]any{"command": "go build ./..."}, Outcome: api.OutcomeFailed, Event: "AfterTool"})
+	if err != nil || out.Confined != "" || out.Note != "" {
+		t.Errorf("an unrewritten command settled a confined call: %+v, %v", out, err)
+	}
+	if resp := call("gemini", "go build ./...", ""); resp.Decision != policy.Allow || !resp.Sandbox {
+		t.Errorf("gemini, a command that did not fail confined: %s, sandbox %v", resp.Decision, resp.Sandbox)
+	}
+
 	// The audit line says how it ran.
 	if st, err := client.Status(ctx); err != nil || st.AuditLog == "" {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/agatehq/agate/app/files/audit"
 	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/app/files/grants"
+	"github.com/agatehq/agate/app/hooks/confine"
 	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/app/mcp/pins"
 	"github.com/agatehq/agate/app/osutil"
@@ -515,9 +516,9 @@ func (d *Daemon) finish(ctx context.Context, r *api.DecideRequest, rec *audit.Re
 	return resp, nil
 }
 
-// rewritable reports whether agate can rewrite the call to run confined:
-// Claude Code's Bash, whose updatedInput replaces the command.
-func rewritable(r *api.DecideRequest) bool { return r.Agent == "claude-code" && r.Tool == "Bash" }
+// rewritable reports whether agate can rewrite the call to run confined
+// (confine.Rewrites: Claude Code's Bash, Gemini CLI's run_shell_command).
+func rewritable(r *api.DecideRequest) bool { return confine.Rewrites(r.Agent, r.Tool) }
 
 // remembers returns the grants an allow at scope leaves in force: none for
 // once, the tool with any parameters for session_any, else the ones the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/files/audit"
+	"github.com/agatehq/agate/app/hooks/confine"
 )
 
 // When nobody agate can reach is there to ask, an ask is handed to the
@@ -121,9 +122,17 @@ func (d *Daemon) Outcome(ctx context.Context, o *api.OutcomeRequest) (*api.Outco
 	if o.Agent == "" || o.Session == "" {
 		return nil, fmt.Errorf("an outcome names its agent and session")
 	}
-	var note string
-	if o.ToolUseID != "" && (o.Outcome == api.OutcomeRan || o.Outcome == api.OutcomeFailed) {
-		how := d.sessions.confinedOutcome(o.Agent, o.Session, o.ToolUseID, o.Outcome == api.OutcomeFailed, time.Now())
+	var note, how string
+	if o.Outcome == api.OutcomeRan || o.Outcome == api.OutcomeFailed {
+		key := o.ToolUseID
+		if key == "" {
+			// An agent that gives calls no id reports the command it ran:
+			// for a confined call, the line the hook rewrote it to.
+			if cmd, ok := confine.Original(commandOf(o.Args)); ok {
+				key = confinedKey("", cmd)
+			}
+		}
+		how = d.sessions.confinedOutcome(o.Agent, o.Session, key, o.Outcome == api.OutcomeFailed, time.Now())
 		if how != "" && o.Outcome == api.OutcomeFailed {
 			note = "agate ran this command " + how + ". If it failed for want of the network, a secret or a write outside the project, " +
 				"running it again asks the person, who can let it run unconfined."
@@ -157,7 +166,7 @@ func (d *Daemon) Outcome(ctx context.Context, o *api.OutcomeRequest) (*api.Outco
 		}
 		d.hub.publish(api.Event{Type: ev.Event, Time: time.Now(), Agent: ev.Agent, Tool: ev.Tool, Subject: ev.Subject, Pending: d.broker.count()})
 	}
-	return &api.OutcomeResult{Settled: len(settled), Note: note}, nil
+	return &api.OutcomeResult{Settled: len(settled), Note: note, Confined: how}, nil
 }
 
 func (d *Daemon) handleOutcome(r *http.Request, req *api.OutcomeRequest) (any, error) {

@@ -276,12 +276,14 @@ func callKey(tool, cwd string, args map[string]any) string {
 	return tool + "\x00" + cwd + "\x00" + string(b)
 }
 
-// confinedCall notes a call that runs confined, by the agent's id for it,
-// so that its outcome can say whether it failed there.
+// confinedCall notes a call that runs confined, by the agent's id for it
+// (or by its command, for an agent that gives calls no id), so that its
+// outcome can say whether it failed there.
 func (ss *sessions) confinedCall(agent, id, toolUseID, command, how string, now time.Time) {
-	if toolUseID == "" || command == "" {
+	if command == "" {
 		return
 	}
+	toolUseID = confinedKey(toolUseID, command)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	s := ss.get(agent, id, now)
@@ -300,6 +302,16 @@ type confinedCall struct {
 	how     string // Confinement.Describe
 }
 
+// confinedKey is what a confined call waits for its outcome under: the
+// agent's id for the call, or, for an agent that gives none (Gemini CLI),
+// its command.
+func confinedKey(toolUseID, command string) string {
+	if toolUseID != "" {
+		return toolUseID
+	}
+	return "command\x00" + command
+}
+
 // maxConfinedCalls bounds the confined calls a session keeps waiting for
 // their outcome.
 const maxConfinedCalls = 256
@@ -308,6 +320,9 @@ const maxConfinedCalls = 256
 // there asks the next time; one that ran clears that. It returns how the
 // call was confined, "" for a call that was not.
 func (ss *sessions) confinedOutcome(agent, id, toolUseID string, failed bool, now time.Time) string {
+	if toolUseID == "" {
+		return ""
+	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	s := ss.byID[sessionKey{agent, id}]

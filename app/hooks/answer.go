@@ -22,7 +22,7 @@ type Answer struct {
 	Context string
 
 	// UpdatedInput replaces an allowed call's tool_input (Claude Code
-	// only: claude.SandboxBash makes it); nil leaves the call as it is.
+	// only: claude.Shell makes it); nil leaves the call as it is.
 	UpdatedInput json.RawMessage
 }
 

@@ -49,6 +49,9 @@ type adapter struct {
 	parse   func(data []byte, getenv func(string) string) (*hooks.Event, error)
 	render  func(ev *hooks.Event, a hooks.Answer) hooks.Output // a is normalized
 	neutral func(ev *hooks.Event) hooks.Output
+	// post answers a KindOutcome event with text for the model; nil for
+	// an agent that has no way to tell it after a call.
+	post func(ev *hooks.Event, text string) hooks.Output
 	// howTo says how a person lets through a call that asked where nobody
 	// could be asked.
 	howTo string
@@ -62,8 +65,8 @@ const howToApprove = "approve it in agate, or add a rule"
 
 // adapters are the agents of hooks.Agents, by name.
 var adapters = map[string]adapter{
-	hooks.ClaudeCode: {parse: claude.Parse, render: claude.Render, neutral: claude.Neutral, howTo: howToApprove, downAsks: true},
-	hooks.Gemini:     {parse: gemini.Parse, render: gemini.Render, neutral: gemini.Neutral, howTo: howToApprove, downAsks: true},
+	hooks.ClaudeCode: {parse: claude.Parse, render: claude.Render, neutral: claude.Neutral, post: claude.PostContext, howTo: howToApprove, downAsks: true},
+	hooks.Gemini:     {parse: gemini.Parse, render: gemini.Render, neutral: gemini.Neutral, post: gemini.PostContext, howTo: howToApprove, downAsks: true},
 	hooks.Cursor:     {parse: cursor.Parse, render: cursor.Render, neutral: cursor.Neutral, howTo: howToApprove, downAsks: true},
 	// Codex runs a call its hook does not block, and its own prompt
 	// (PermissionRequest) is reached only after PreToolUse: a daemon that
@@ -107,6 +110,17 @@ func Render(ev *hooks.Event, a hooks.Answer) hooks.Output {
 		return hooks.Blocked("agate: no adapter for agent " + ev.Agent)
 	}
 	return ad.render(ev, normalized(ev, a, ad.howTo))
+}
+
+// PostContext answers a KindOutcome event with text for the model (what
+// became of the call, that it should know), where the agent takes such
+// text after a call; elsewhere it is Neutral.
+func PostContext(ev *hooks.Event, text string) hooks.Output {
+	ad, ok := adapters[ev.Agent]
+	if !ok || ad.post == nil || ev.Kind != hooks.KindOutcome || text == "" {
+		return Neutral(ev)
+	}
+	return ad.post(ev, text)
 }
 
 // normalized returns a with an ask turned into a deny where nobody would

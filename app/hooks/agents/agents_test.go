@@ -237,8 +237,19 @@ var vectors = []vector{
 		"", taint(geminiNeutral)},
 	{"gemini/aftertool-mcp.json", with(geminiCallEvent, func(e *hooks.Event) { e.Name, e.Kind, e.Tool = "AfterTool", hooks.KindTaint, "mcp__github__get_issue" }),
 		"", taint(geminiNeutral)},
-	{"gemini/aftertool-shell.json", with(geminiCallEvent, func(e *hooks.Event) { e.Name, e.Kind = "AfterTool", hooks.KindOther }),
-		"", neutral(geminiNeutral)},
+	// A shell call's AfterTool says what became of it: ran, or failed
+	// (an exit code other than 0).
+	{"gemini/aftertool-shell.json", with(geminiCallEvent, func(e *hooks.Event) {
+		e.Name, e.Kind, e.Tool, e.Outcome = "AfterTool", hooks.KindOutcome, "run_shell_command", "ran"
+	}), `{"command":"npm test","description":"Run the project's test suite."}`, neutral(geminiNeutral)},
+	{"gemini/aftertool-shell-failed.json", with(geminiCallEvent, func(e *hooks.Event) {
+		e.Name, e.Kind, e.Tool, e.Outcome = "AfterTool", hooks.KindOutcome, "run_shell_command", "failed"
+	}), `{"command":"npm test","description":"Run the project's test suite."}`, neutral(geminiNeutral)},
+	// dir_path is where the command runs: the call's cwd, resolved
+	// against the project.
+	{"gemini/beforetool-shell-dir.json", with(geminiCallEvent, func(e *hooks.Event) {
+		e.Tool, e.Cwd = "run_shell_command", "/home/dev/project/web"
+	}), `{"command":"npm test","dir_path":"web"}`, geminiCall},
 	{"gemini/beforeagent.json", with(geminiCallEvent, func(e *hooks.Event) {
 		e.Name, e.Kind, e.Prompt = "BeforeAgent", hooks.KindNewRun, "Run the tests and fix whatever fails"
 	}),
@@ -401,8 +412,9 @@ func TestHookParseVectors(t *testing.T) {
 			if !reflect.DeepEqual(got, v.want) {
 				t.Errorf("event:\n got %+v\nwant %+v", got, v.want)
 			}
-			// Claude Code's calls keep tool_input as sent, for SandboxBash.
-			if agent == hooks.ClaudeCode && ev.Kind == hooks.KindCall {
+			// The shell calls agate can confine keep tool_input as sent,
+			// for confine.Shell.
+			if ev.Kind == hooks.KindCall && (agent == hooks.ClaudeCode || ev.Tool == "run_shell_command") {
 				var raw struct {
 					ToolInput json.RawMessage `json:"tool_input"`
 				}

@@ -1,13 +1,16 @@
 // Package gemini is Gemini CLI's hook protocol (docs/hook-protocols.md):
-// BeforeTool answered with decision allow, deny or ask, MCP tools named
-// from mcp_context, AfterTool and BeforeAgent for a run's taint and its
-// start.
+// BeforeTool answered with decision allow, deny or ask (an allow may
+// rewrite a shell call's input, hookSpecificOutput.tool_input, to run it
+// confined), MCP tools named from mcp_context, AfterTool for a run's
+// taint and what became of a shell call, BeforeAgent for a run's start.
 package gemini
 
 import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/agatehq/agate/app/hooks"
@@ -23,7 +26,44 @@ type geminiInput struct {
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
 	MCPContext    json.RawMessage `json:"mcp_context"`
-	Prompt        string          `json:"prompt"` // BeforeAgent's
+	ToolResponse  json.RawMessage `json:"tool_response"` // AfterTool's
+	Prompt        string          `json:"prompt"`        // BeforeAgent's
+}
+
+// shellTool is Gemini CLI's shell tool.
+const shellTool = "run_shell_command"
+
+// geminiShellInput is the part of run_shell_command's input agate reads
+// besides the command: the folder it runs in, relative to the project.
+type geminiShellInput struct {
+	DirPath string `json:"dir_path"`
+}
+
+// geminiResponse is the part of AfterTool's tool_response agate reads.
+type geminiResponse struct {
+	LLMContent json.RawMessage `json:"llmContent"`
+	Error      json.RawMessage `json:"error"`
+}
+
+// exitCode is how Gemini CLI's shell tool tells the model a command
+// failed: a line "Exit Code: N" in what the model reads.
+var exitCode = regexp.MustCompile(`(?m)^Exit Code: [1-9][0-9]*$`)
+
+// shellFailed reports whether an AfterTool's tool_response says the shell
+// command failed: an error, or an exit code other than 0.
+func shellFailed(raw json.RawMessage) bool {
+	var r geminiResponse
+	if json.Unmarshal(raw, &r) != nil {
+		return false
+	}
+	if len(r.Error) > 0 && !hookjson.IsNull(r.Error) {
+		return true
+	}
+	var text string
+	if json.Unmarshal(r.LLMContent, &text) == nil {
+		return exitCode.MatchString(text)
+	}
+	return exitCode.Match(r.LLMContent)
 }
 
 // geminiMCP is the part of mcp_context agate reads.
@@ -91,13 +131,38 @@ func Parse(data []byte, getenv func(string) string) (*hooks.Event, error) {
 		ev.Kind, ev.Args = hooks.KindCall, args
 		var isMCP bool
 		ev.Tool, isMCP = geminiTool(&in)
+		if ev.Tool == shellTool && !isMCP {
+			// The input as sent, for a rewrite that confines the command;
+			// the command runs in dir_path, which Gemini resolves against
+			// the project (its target dir, the hook's cwd).
+			ev.Input = hookjson.ObjectOrEmpty(in.ToolInput)
+			var sh geminiShellInput
+			if json.Unmarshal(in.ToolInput, &sh) == nil && sh.DirPath != "" {
+				if base := cmp.Or(ev.Workspace, in.Cwd); filepath.IsAbs(sh.DirPath) {
+					ev.Cwd = filepath.Clean(sh.DirPath)
+				} else if base != "" {
+					ev.Cwd = filepath.Join(base, sh.DirPath)
+				}
+			}
+		}
 		if why := geminiUnconfirmed(in.ToolName, isMCP); why != "" {
 			ev.NoAgentPrompt(why)
 		}
 	case "AfterTool":
 		tool, isMCP := geminiTool(&in)
-		if isMCP || geminiOutsideTools[in.ToolName] || strings.HasPrefix(in.ToolName, "mcp_") {
+		switch {
+		case isMCP || geminiOutsideTools[in.ToolName] || strings.HasPrefix(in.ToolName, "mcp_"):
 			ev.Kind, ev.Tool = hooks.KindTaint, tool
+		case tool == shellTool:
+			// What became of a shell call (of one that ran confined, the
+			// daemon tells from its command).
+			ev.Kind, ev.Tool, ev.Outcome = hooks.KindOutcome, tool, outcomeRan
+			if shellFailed(in.ToolResponse) {
+				ev.Outcome = outcomeFailed
+			}
+			if args, err := hookjson.DecodeArgs(in.ToolInput); err == nil {
+				ev.Args = args
+			}
 		}
 	case "BeforeAgent":
 		ev.Kind, ev.Prompt = hooks.KindNewRun, in.Prompt
@@ -122,13 +187,28 @@ func geminiUnconfirmed(tool string, isMCP bool) string {
 	return ""
 }
 
+// The outcomes the adapter reports (api.OutcomeRan, api.OutcomeFailed;
+// the hooks packages do not import the API).
+const (
+	outcomeRan    = "ran"
+	outcomeFailed = "failed"
+)
+
 // geminiOutput is Gemini CLI's BeforeTool answer. reason goes to the model
 // when the call is blocked; systemMessage to the person (in the
-// confirmation dialog for an ask).
+// confirmation dialog for an ask); hookSpecificOutput.tool_input, with an
+// allow, is the call's input rewritten.
 type geminiOutput struct {
-	Decision      verdict.Verdict `json:"decision"`
-	Reason        string          `json:"reason,omitempty"`
-	SystemMessage string          `json:"systemMessage,omitempty"`
+	Decision           verdict.Verdict `json:"decision"`
+	Reason             string          `json:"reason,omitempty"`
+	SystemMessage      string          `json:"systemMessage,omitempty"`
+	HookSpecificOutput *geminiSpecific `json:"hookSpecificOutput,omitempty"`
+}
+
+type geminiSpecific struct {
+	HookEventName     string          `json:"hookEventName"`
+	ToolInput         json.RawMessage `json:"tool_input,omitempty"`
+	AdditionalContext string          `json:"additionalContext,omitempty"`
 }
 
 // Render answers a BeforeTool.
@@ -137,6 +217,11 @@ func Render(ev *hooks.Event, a hooks.Answer) hooks.Output {
 	switch a.Decision {
 	case verdict.Allow:
 		out.Reason = a.UserText()
+		if a.UpdatedInput != nil {
+			// The whole input, the command rewritten: Gemini merges it
+			// into the call's arguments, or builds the call from it alone.
+			out.HookSpecificOutput = &geminiSpecific{HookEventName: ev.Name, ToolInput: a.UpdatedInput}
+		}
 	case verdict.Ask:
 		out.Reason = a.UserText()
 		out.SystemMessage = a.UserText()
@@ -145,6 +230,14 @@ func Render(ev *hooks.Event, a hooks.Answer) hooks.Output {
 		out.SystemMessage = a.UserText()
 	}
 	return hookjson.Output(out)
+}
+
+// PostContext answers an AfterTool with text for the model, which Gemini
+// adds to the tool's result: what became of a call it should know.
+func PostContext(ev *hooks.Event, text string) hooks.Output {
+	return hookjson.Output(struct {
+		HookSpecificOutput geminiSpecific `json:"hookSpecificOutput"`
+	}{geminiSpecific{HookEventName: ev.Name, AdditionalContext: text}})
 }
 
 // Neutral is an empty object: no decision.

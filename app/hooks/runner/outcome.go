@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/hooks"
 )
 
 // sendOutcome tells the daemon what the event says became of a call or a
@@ -15,7 +16,10 @@ import (
 // every PostToolUse would say so).
 //
 // It returns what the daemon has for the model about the call (a confined
-// call that failed: what the sandbox cut), "" for nothing.
+// call that failed: what the sandbox cut), "" for nothing. An agent that
+// could not be told before the run that the call would run confined
+// (every one but Claude Code, whose additionalContext said so) is told
+// after it.
 func (r *hookRun) sendOutcome(ctx context.Context) string {
 	ev := r.ev
 	if ev.Outcome == "" || ev.Session == "" {
@@ -30,6 +34,9 @@ func (r *hookRun) sendOutcome(ctx context.Context) string {
 	}
 	if err != nil || res == nil {
 		return ""
+	}
+	if res.Note == "" && res.Confined != "" && ev.Agent != hooks.ClaudeCode {
+		return "agate ran this command " + res.Confined + "; a read of a credential there fails with \"permission denied\"."
 	}
 	return res.Note
 }

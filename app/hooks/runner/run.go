@@ -28,7 +28,7 @@ import (
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/hooks"
 	"github.com/agatehq/agate/app/hooks/agents"
-	"github.com/agatehq/agate/app/hooks/claude"
+	"github.com/agatehq/agate/app/hooks/confine"
 	"github.com/agatehq/agate/policy/schema"
 	"github.com/agatehq/agate/policy/verdict"
 )
@@ -271,8 +271,8 @@ func (r *hookRun) answer(ctx context.Context) hooks.Output {
 		}
 		return agents.Neutral(ev)
 	}
-	if note != "" && ev.Agent == hooks.ClaudeCode && ev.Kind == hooks.KindOutcome {
-		return claude.PostContext(ev, note)
+	if note != "" && ev.Kind == hooks.KindOutcome {
+		return agents.PostContext(ev, note)
 	}
 	return agents.Neutral(ev)
 }
@@ -301,12 +301,12 @@ func (r *hookRun) failure(ctx context.Context, err error, tail string) string {
 func (r *hookRun) confined(a hooks.Answer, c *api.Confinement) hooks.Answer {
 	ev := r.ev
 	var err error
-	if ev.Agent != hooks.ClaudeCode || ev.Tool != "Bash" {
+	if !confine.Rewrites(ev.Agent, ev.Tool) {
 		err = fmt.Errorf("agate cannot rewrite %s's %s calls", ev.Agent, ev.Tool)
 	} else {
 		var bin string
 		if bin, err = r.sandboxBin(); err == nil {
-			sb := claude.Sandbox{Bin: bin, Config: r.configFlag}
+			sb := confine.Sandbox{Bin: bin, Config: r.configFlag}
 			if c != nil {
 				// The paths are the daemon's judgment, never the call's own.
 				sb.Work, sb.ReadOnly, sb.Writable, sb.Cache, sb.Strict = c.Work, c.ReadOnly, c.Writable, c.Cache, true
@@ -325,7 +325,7 @@ func (r *hookRun) confined(a hooks.Answer, c *api.Confinement) hooks.Answer {
 				}
 			}
 			var upd []byte
-			if upd, err = claude.SandboxBash(ev.Input, sb); err == nil {
+			if upd, err = confine.Shell(ev.Input, sb); err == nil {
 				a.UpdatedInput = upd
 				return a
 			}

@@ -503,11 +503,30 @@ func TestHookCmdSandboxBash(t *testing.T) {
 	if _, stdout, _ := runHook(t, payload(t, "claude-code/pretooluse-bash.json"), "claude-code", "--socket", d.socket); strings.Contains(stdout, "updatedInput") || !strings.Contains(stdout, `"deny"`) {
 		t.Errorf("deny rewritten: %s", stdout)
 	}
-	// Confinement the hook cannot render is a deny, never an unconfined run.
+	// Gemini CLI's shell call is rewritten the same way: the whole input,
+	// in hookSpecificOutput.tool_input, every other field kept.
 	d.set(func(d *fakeDaemon) { d.answer = api.DecideResponse{Decision: policy.Allow, Sandbox: true} })
+	_, stdout, _ = runHook(t, payload(t, "gemini/beforetool-shell.json"), "gemini", "--socket", d.socket)
+	var gem struct {
+		Decision string `json:"decision"`
+		HSO      struct {
+			HookEventName string         `json:"hookEventName"`
+			ToolInput     map[string]any `json:"tool_input"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &gem); err != nil {
+		t.Fatalf("%s: %v", stdout, err)
+	}
+	if gem.Decision != "allow" || gem.HSO.HookEventName != "BeforeTool" || gem.HSO.ToolInput["command"] != want ||
+		gem.HSO.ToolInput["description"] != "Run the project's test suite." {
+		t.Errorf("gemini: %s; want an allow with tool_input.command %q and the description kept", stdout, want)
+	}
+
+	// Confinement the hook cannot render is a deny, never an unconfined run.
 	for _, p := range []struct{ agent, file, deny string }{
 		{"claude-code", "claude-code/pretooluse-write.json", `"permissionDecision":"deny"`},
-		{"gemini", "gemini/beforetool-shell.json", `"decision":"deny"`},
+		{"gemini", "gemini/beforetool-write.json", `"decision":"deny"`},
+		{"cursor", "cursor/beforeShellExecution.json", `"permission":"deny"`},
 	} {
 		_, stdout, _ := runHook(t, payload(t, p.file), p.agent, "--socket", d.socket)
 		if !strings.Contains(stdout, p.deny) || !strings.Contains(stdout, "could not be confined") {

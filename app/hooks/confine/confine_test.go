@@ -1,4 +1,4 @@
-package claude
+package confine
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agatehq/agate/app/hooks/claude"
 	"github.com/agatehq/agate/app/internal/apptest"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -40,9 +41,9 @@ func shellWords(t *testing.T, line string) []string {
 	return words
 }
 
-// TestSandboxBash: the rewritten command runs the original under `agate
+// TestShell: the rewritten command runs the original under `agate
 // sandbox`, every word quoted, and every other field stays in place.
-func TestHookSandboxBash(t *testing.T) {
+func TestShell(t *testing.T) {
 	s := Sandbox{Bin: "/opt/agate dir/agate-cli", Work: "/home/dev/project", Writable: []string{"/tmp/cache", "", "/home/dev/.npm"}}
 	for _, c := range []struct {
 		name, input, command string
@@ -62,7 +63,7 @@ func TestHookSandboxBash(t *testing.T) {
 			Sandbox{Bin: "/usr/bin/agate", Work: "/w", Config: "/home/dev/my config.toml"}, `}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := SandboxBash([]byte(c.input), c.sb)
+			out, err := Shell([]byte(c.input), c.sb)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,9 +115,9 @@ func TestHookSandboxBash(t *testing.T) {
 	}
 }
 
-// TestSandboxBashErrors: what cannot be rewritten is an error, for the
+// TestShellErrors: what cannot be rewritten is an error, for the
 // caller to deny.
-func TestHookSandboxBashErrors(t *testing.T) {
+func TestShellErrors(t *testing.T) {
 	ok := Sandbox{Bin: "/usr/bin/agate", Work: "/w"}
 	for _, c := range []struct {
 		name, input string
@@ -130,18 +131,18 @@ func TestHookSandboxBashErrors(t *testing.T) {
 		{"no work dir", `{"command":"ls"}`, Sandbox{Bin: "/usr/bin/agate"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if out, err := SandboxBash([]byte(c.input), c.sb); err == nil {
+			if out, err := Shell([]byte(c.input), c.sb); err == nil {
 				t.Errorf("rewrote to %s, want an error", out)
 			}
 		})
 	}
 }
 
-// FuzzSandboxBash: for any Claude Code payload with a Bash call, the
+// FuzzShell: for any Claude Code payload with a Bash call, the
 // rewritten input is JSON whose command splits, as bash splits it, into
 // `agate sandbox ... -- bash -c COMMAND` with the original command
 // whole as the last word.
-func FuzzSandboxBash(f *testing.F) {
+func FuzzShell(f *testing.F) {
 	files, err := filepath.Glob(filepath.Join(apptest.HooksDir(), "claude-code", "*.json"))
 	if err != nil || len(files) == 0 {
 		f.Fatalf("no recorded payloads: %v", err)
@@ -155,11 +156,11 @@ func FuzzSandboxBash(f *testing.F) {
 	}
 	f.Add([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"a\nb 'c' \"$d\" \u00e9\u0001"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ev, err := Parse(data, func(string) string { return "" })
+		ev, err := claude.Parse(data, func(string) string { return "" })
 		if err != nil || ev.Tool != "Bash" || ev.Input == nil {
 			return
 		}
-		out, err := SandboxBash(ev.Input, Sandbox{Bin: "/usr/bin/agate", Work: "/w"})
+		out, err := Shell(ev.Input, Sandbox{Bin: "/usr/bin/agate", Work: "/w"})
 		if err != nil {
 			return
 		}

@@ -1,4 +1,15 @@
-package claude
+// Package confine is how a shell call an agent makes is rewritten to run
+// under `agate sandbox`, with the profile the daemon judged for it, and
+// read back: Rewrites says which agents' tools can be rewritten (the
+// agent runs the command the hook hands back), Shell rewrites a call's
+// input, and Original finds the command inside a rewritten one.
+//
+// The rewrite is the whole of the confinement: the agent runs the line
+// Shell writes, which names agate's binary by its absolute path and
+// carries every path, the read-only flag and --strict (fail-closed, in
+// the OS's own sandbox), so nothing in the agent's environment or in
+// agate's config can loosen it once the hook has answered.
+package confine
 
 import (
 	"bytes"
@@ -6,12 +17,59 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
+	"github.com/agatehq/agate/app/hooks"
 	"github.com/agatehq/agate/app/hooks/internal/hookjson"
 	"github.com/agatehq/agate/policy/shellquote"
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// Sandbox says how SandboxBash confines a command: the flags of `agate
+// Rewrites reports whether agate can rewrite agent's calls of tool so
+// that they run confined: Claude Code's Bash (PreToolUse's updatedInput
+// replaces the input) and Gemini CLI's run_shell_command (BeforeTool's
+// hookSpecificOutput.tool_input).
+func Rewrites(agent, tool string) bool {
+	switch agent {
+	case hooks.ClaudeCode:
+		return tool == "Bash"
+	case hooks.Gemini:
+		return tool == "run_shell_command"
+	}
+	return false
+}
+
+// Original returns the command a line Shell wrote runs confined (the
+// last word of `BIN sandbox ... -- bash -c COMMAND`, BIN an absolute
+// path), and whether line is such a line.
+func Original(line string) (string, bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return "", false
+	}
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(st.Redirs) > 0 || st.Background || st.Negated {
+		return "", false
+	}
+	words := make([]string, 0, len(call.Args))
+	for _, w := range call.Args {
+		s, err := expand.Literal(nil, w)
+		if err != nil {
+			return "", false
+		}
+		words = append(words, s)
+	}
+	n := len(words)
+	if n < 6 || !filepath.IsAbs(words[0]) || words[1] != "sandbox" ||
+		words[n-4] != "--" || words[n-3] != "bash" || words[n-2] != "-c" {
+		return "", false
+	}
+	return words[n-1], true
+}
+
+// Sandbox says how Shell confines a command: the flags of `agate
 // sandbox`.
 type Sandbox struct {
 	Bin      string   // the agate binary, absolute
@@ -26,16 +84,17 @@ type Sandbox struct {
 	Strict bool
 }
 
-// SandboxBash rewrites the tool_input of an allowed Claude Code Bash call
-// so that its command runs confined:
+// Shell rewrites the tool_input of an allowed shell call (one Rewrites
+// names) so that its command runs confined:
 //
 //	BIN sandbox [--strict] [--config FILE] --work DIR [--read-only] [--cwd DIR] [--rw PATH]... -- bash -c 'COMMAND'
 //
 // Every other field of input (description, timeout, run_in_background,
-// ...) is kept as it was, in its place, because Claude Code's updatedInput
-// replaces the whole input. Every word is quoted for the shell Claude Code
-// runs the command in.
-func SandboxBash(input []byte, s Sandbox) ([]byte, error) {
+// dir_path, ...) is kept as it was, in its place, because Claude Code's
+// updatedInput replaces the whole input (Gemini CLI merges it, or builds
+// the call from it alone). Every word is quoted for bash, the shell both
+// run the command in.
+func Shell(input []byte, s Sandbox) ([]byte, error) {
 	if s.Bin == "" || !filepath.IsAbs(s.Bin) {
 		return nil, fmt.Errorf("sandbox the command: the agate binary %q is not an absolute path", s.Bin)
 	}
