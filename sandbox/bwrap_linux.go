@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
+	"syscall"
 )
 
 // bwrap confines with bubblewrap. Every namespace is unshared (user, pid,
@@ -42,7 +44,7 @@ func (*bwrap) check(Options) error {
 func bwrapArgs(p *plan) []string {
 	a := make([]string, 0, 32+3*len(p.mounts)+len(p.argv))
 	a = append(a, "--unshare-all")
-	if p.net {
+	if p.net || networkCut() {
 		a = append(a, "--share-net")
 	}
 	a = append(a,
@@ -106,3 +108,30 @@ func (b *bwrap) command(ctx context.Context, p *plan) (*exec.Cmd, error) {
 func (*bwrap) version(ctx context.Context, _ Options) string {
 	return firstLine(ctx, "bwrap", "--version")
 }
+
+// networkCut reports whether this process can open no network socket at
+// all: every IPv4 and IPv6 socket, and the netlink one bwrap needs to
+// bring up loopback in a new network namespace, are refused (EPERM or
+// EACCES). That is a seccomp filter or a security module of an enclosing
+// sandbox (Codex's workspace-write), which every child inherits and none
+// can drop: there bwrap keeps the network namespace, which has no network
+// it can use, instead of failing to make one.
+var networkCut = sync.OnceValue(func() bool {
+	for _, s := range []struct{ domain, typ, proto int }{
+		{syscall.AF_INET, syscall.SOCK_STREAM, 0},
+		{syscall.AF_INET, syscall.SOCK_DGRAM, 0},
+		{syscall.AF_INET6, syscall.SOCK_STREAM, 0},
+		{syscall.AF_INET6, syscall.SOCK_DGRAM, 0},
+		{syscall.AF_NETLINK, syscall.SOCK_RAW, syscall.NETLINK_ROUTE},
+	} {
+		fd, err := syscall.Socket(s.domain, s.typ|syscall.SOCK_CLOEXEC, s.proto)
+		if err == nil {
+			syscall.Close(fd)
+			return false
+		}
+		if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.EACCES) {
+			return false // no such family here, or out of descriptors: not a refusal
+		}
+	}
+	return true
+})

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -76,5 +77,22 @@ func TestBwrapArgsKeepSecretsOut(t *testing.T) {
 	}
 	if args := strings.Join(bwrapArgs(p), " "); strings.Contains(args, "xx-secret-looking") || strings.Contains(args, "--setenv") {
 		t.Errorf("the environment is on the command line: %s", args)
+	}
+}
+
+// TestNetworkCutHere: where this process can open a socket, bwrap makes a
+// network namespace of its own (networkCut is for an enclosing sandbox
+// that refuses every socket, which the Codex test runs under).
+func TestNetworkCutHere(t *testing.T) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Skipf("no IPv4 socket here: %v", err)
+	}
+	syscall.Close(fd)
+	if networkCut() {
+		t.Fatal("networkCut says the network is cut where a socket opens")
+	}
+	if a := strings.Join(bwrapArgs(&plan{work: "/w", argv: []string{"true"}}), " "); strings.Contains(a, "--share-net") {
+		t.Fatalf("bwrap shares the network: %s", a)
 	}
 }

@@ -44,6 +44,11 @@ type DecideRequest struct {
 	// a call that asks, and that a person allowed in agate moments ago in
 	// the same session, is allowed rather than asked twice.
 	Reasks bool `json:"reasks,omitempty"`
+	// AgentSandbox, when set, says the agent runs the call inside a
+	// sandbox of its own that agate's cannot start within (Codex's
+	// workspace-write): the call is judged as without confinement, never
+	// rewritten to fail there.
+	AgentSandbox string `json:"agent_sandbox,omitempty"`
 	// MCP is set by agate's MCP proxy for a tools/call it forwards.
 	MCP *MCPCall `json:"mcp,omitempty"`
 }

@@ -150,3 +150,44 @@ func TestDoctorCodexTrust(t *testing.T) {
 		t.Errorf("hooks off: %q", p)
 	}
 }
+
+// TestCodexRulesKnowAgate: the rules agate writes for Codex forbid every
+// command of agate's but sandbox, and every first word of `agate sandbox`
+// but --strict (how the hook's confined calls run): a command or a flag
+// added to agate is added there too.
+func TestCodexRulesKnowAgate(t *testing.T) {
+	forbidden := codexrules.AgateCommands()
+	for name := range commands {
+		if name != "sandbox" && !slices.Contains(forbidden, name) {
+			t.Errorf("agate %s is not in the Codex rules' list of agate's commands", name)
+		}
+	}
+	if slices.Contains(forbidden, "sandbox") {
+		t.Error("the rules forbid agate sandbox, which confined calls run as")
+	}
+	_, _, stderr := runCLI(t, nil, "sandbox", "-h")
+	flags := codexrules.AgateSandboxFlags()
+	n := 0
+	for _, line := range strings.Split(stderr, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasPrefix(line, "  -") {
+			continue
+		}
+		name := strings.TrimPrefix(f[0], "-")
+		n++
+		if name == "strict" {
+			if slices.Contains(flags, "--strict") || slices.Contains(flags, "-strict") {
+				t.Error("the rules forbid agate sandbox --strict")
+			}
+			continue
+		}
+		for _, w := range []string{"-" + name, "--" + name} {
+			if !slices.Contains(flags, w) {
+				t.Errorf("agate sandbox %s is not forbidden in the Codex rules", w)
+			}
+		}
+	}
+	if n < 10 {
+		t.Fatalf("read %d flags of agate sandbox from its usage:\n%s", n, stderr)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -498,5 +499,84 @@ func TestCodexProjectHooks(t *testing.T) {
 		if strings.Contains(h.Command, "agate-hook hook codex") && h.TrustStatus != "trusted" {
 			t.Errorf("%+v", h)
 		}
+	}
+}
+
+// TestCodexConfined: the real Codex, `codex exec`, with the default
+// config. With full access (Codex's sandbox off), what agate lets through
+// on its own judgment runs confined, the hook's PreToolUse allow carrying
+// the rewritten command (the one allow Codex takes): a link made to a
+// credential store reads nothing, the project's code reaching for a
+// listener on loopback does not reach it, go test passes, nothing asks.
+// Inside Codex's workspace-write sandbox agate's cannot start (it refuses
+// the user namespace), so there nothing is rewritten to fail: the calls
+// are judged as without confinement, and the project's code, which reads
+// what it likes in Codex's sandbox, is not let through unasked.
+func TestCodexConfined(t *testing.T) {
+	for _, mode := range []string{"danger-full-access", "workspace-write"} {
+		nested := mode != "danger-full-access"
+		t.Run(mode, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			reached := make(chan string, 8)
+			go func() {
+				for {
+					c, err := l.Accept()
+					if err != nil {
+						return
+					}
+					reached <- c.RemoteAddr().String()
+					c.Close()
+				}
+			}()
+			port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+			c := newCodexWorld(t, "",
+				agenttest.Call("exec_command", map[string]any{"cmd": "ln -s ../home/.aws/credentials k && cat k"}),
+				agenttest.Call("exec_command", map[string]any{"cmd": "sh run_tests.sh"}),
+				agenttest.Call("exec_command", map[string]any{"cmd": "go test ./..."}),
+				agenttest.Say("done"))
+			needKernelSandbox(t, c.d)
+			if _, err := exec.LookPath("go"); err != nil {
+				t.Skip("no go here")
+			}
+			agenttest.WriteFile(t, filepath.Join(c.h.Home, ".aws", "credentials"), []byte("[default]\naws_secret_access_key = CANARY_aws_51c0\n"))
+			agenttest.WriteFile(t, filepath.Join(c.h.Work, "run_tests.sh"), []byte(
+				"(exec 3<>/dev/tcp/127.0.0.1/"+port+") 2>/dev/null && echo REACHED || echo NO-NETWORK\n"))
+			agenttest.WriteFile(t, filepath.Join(c.h.Work, "go.mod"), []byte("module m\ngo 1.21\n"))
+			agenttest.WriteFile(t, filepath.Join(c.h.Work, "m_test.go"), []byte("package m\nimport \"testing\"\nfunc TestM(t *testing.T) {}\n"))
+			c.exec(t, []string{"PATH=" + os.Getenv("PATH")}, "test it", "--sandbox", mode)
+			var outs []string
+			for _, tr := range c.s.ToolResults() {
+				outs = append(outs, tr.Output)
+			}
+			if len(outs) != 3 {
+				t.Fatalf("tool results %q", outs)
+			}
+			if !nested && (strings.Contains(outs[0], "CANARY") || !strings.Contains(outs[0], "Permission denied")) {
+				t.Errorf("a link to a credential store: %q", outs[0])
+			}
+			if len(reached) > 0 || !nested && !strings.Contains(outs[1], "NO-NETWORK") {
+				t.Errorf("the project's code reached the network: %q (%d connections)", outs[1], len(reached))
+			}
+			if !nested && !strings.Contains(outs[2], "ok") {
+				t.Errorf("go test: %q", outs[2])
+			}
+			for _, rec := range c.audit(t) {
+				if rec.Tool != "Bash" || rec.Event != "decision" {
+					continue
+				}
+				switch {
+				case nested && rec.Confined != "":
+					t.Errorf("%s: rewritten to run confined inside Codex's sandbox (%s)", rec.Subject, rec.Confined)
+				case nested && rec.Subject != "ln -s ../home/.aws/credentials k && cat k" && rec.Decision != "deny":
+					t.Errorf("%s: %s (%s): the project's code let through unasked in Codex's sandbox", rec.Subject, rec.Decision, rec.Reason)
+				case !nested && (rec.Decision != "allow" || rec.Confined == ""):
+					t.Errorf("%s: %s, confined %q (%s): want an allow, confined, no ask", rec.Subject, rec.Decision, rec.Confined, rec.Reason)
+				}
+			}
+		})
 	}
 }

@@ -517,8 +517,13 @@ func (d *Daemon) finish(ctx context.Context, r *api.DecideRequest, rec *audit.Re
 }
 
 // rewritable reports whether agate can rewrite the call to run confined
-// (confine.Rewrites: Claude Code's Bash, Gemini CLI's run_shell_command).
-func rewritable(r *api.DecideRequest) bool { return confine.Rewrites(r.Agent, r.Tool) }
+// (confine.Rewrites: Claude Code's Bash, Gemini CLI's run_shell_command,
+// Codex's Bash). Codex's PermissionRequest (Reasks) cannot be rewritten,
+// nor a call the agent runs in a sandbox of its own that agate's cannot
+// start within (AgentSandbox): they are judged as without confinement.
+func rewritable(r *api.DecideRequest) bool {
+	return confine.Rewrites(r.Agent, r.Tool) && !r.Reasks && r.AgentSandbox == ""
+}
 
 // remembers returns the grants an allow at scope leaves in force: none for
 // once, the tool with any parameters for session_any, else the ones the

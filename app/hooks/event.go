@@ -113,6 +113,10 @@ type Event struct {
 	// this call, when AgentPrompt is false for a reason beyond the event
 	// ("gemini runs headless"); see NoAgentPrompt.
 	NoPrompt string
+	// AgentSandbox says the agent runs this call inside a sandbox of its
+	// own that agate's cannot start within ("" when it does not): the
+	// call is not rewritten to run confined.
+	AgentSandbox string
 }
 
 // NoAgentPrompt marks a call as one the agent's own prompt must not be

@@ -414,7 +414,8 @@ func TestHookParseVectors(t *testing.T) {
 			}
 			// The shell calls agate can confine keep tool_input as sent,
 			// for confine.Shell.
-			if ev.Kind == hooks.KindCall && (agent == hooks.ClaudeCode || ev.Tool == "run_shell_command") {
+			if ev.Kind == hooks.KindCall && (agent == hooks.ClaudeCode || ev.Tool == "run_shell_command" ||
+				agent == hooks.Codex && ev.Tool == "Bash" && ev.Name == "PreToolUse") {
 				var raw struct {
 					ToolInput json.RawMessage `json:"tool_input"`
 				}

@@ -85,6 +85,9 @@ func Parse(data []byte, getenv func(string) string) (*hooks.Event, error) {
 			delete(args, "description") // the model's justification, not the call's
 		}
 		ev.Kind, ev.Tool, ev.Args, ev.ToolUseID = hooks.KindCall, in.ToolName, args, in.ToolUseID
+		if event == "PreToolUse" && in.ToolName == "Bash" {
+			ev.Input = hookjson.ObjectOrEmpty(in.ToolInput) // for a rewrite that confines it
+		}
 		// PreToolUse cannot hand a call to Codex's prompt;
 		// PermissionRequest is Codex's prompt about to be shown.
 		ev.AgentPrompt = event == "PermissionRequest"
@@ -113,7 +116,22 @@ type codexPermission struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// Render answers a call. PreToolUse: an allow is no output, anything
+// codexRewrite is PreToolUse's allow with the call's input rewritten.
+// Codex's output schema admits no other field: one more turns the answer
+// into a failure, and the original command runs.
+type codexRewrite struct {
+	HookSpecificOutput codexRewritten `json:"hookSpecificOutput"`
+}
+
+type codexRewritten struct {
+	HookEventName      string          `json:"hookEventName"`
+	PermissionDecision string          `json:"permissionDecision"`
+	UpdatedInput       json.RawMessage `json:"updatedInput"`
+	AdditionalContext  string          `json:"additionalContext,omitempty"`
+}
+
+// Render answers a call. PreToolUse: an allow is no output (or, for a
+// call confined, the input rewritten), anything
 // else blocks with exit 2 and the reason on stderr (the one answer Codex
 // cannot misread: an extra field in a JSON deny turns it into a failure,
 // and a failure runs the call). PermissionRequest: allow or deny by
@@ -135,6 +153,13 @@ func Render(ev *hooks.Event, a hooks.Answer) hooks.Output {
 		return hookjson.Output(out)
 	}
 	if a.Decision == verdict.Allow {
+		if a.UpdatedInput != nil {
+			// The one allow Codex takes: with the input rewritten, the
+			// rewritten command runs (docs/hook-protocols.md §9.4).
+			return hookjson.Output(codexRewrite{HookSpecificOutput: codexRewritten{
+				HookEventName: "PreToolUse", PermissionDecision: "allow", UpdatedInput: a.UpdatedInput, AdditionalContext: a.Context,
+			}})
+		}
 		return hooks.Output{}
 	}
 	if a.By == "unattended" {

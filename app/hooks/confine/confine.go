@@ -28,14 +28,17 @@ import (
 
 // Rewrites reports whether agate can rewrite agent's calls of tool so
 // that they run confined: Claude Code's Bash (PreToolUse's updatedInput
-// replaces the input) and Gemini CLI's run_shell_command (BeforeTool's
-// hookSpecificOutput.tool_input).
+// replaces the input), Gemini CLI's run_shell_command (BeforeTool's
+// hookSpecificOutput.tool_input) and Codex's Bash (PreToolUse's
+// updatedInput, the one allow it takes).
 func Rewrites(agent, tool string) bool {
 	switch agent {
 	case hooks.ClaudeCode:
 		return tool == "Bash"
 	case hooks.Gemini:
 		return tool == "run_shell_command"
+	case hooks.Codex:
+		return tool == "Bash"
 	}
 	return false
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,10 +35,131 @@ func codexSurroundings(ev *hooks.Event) {
 			ev.Workspace = wd
 		}
 	}
-	if why := codexHeadless(); why != "" {
+	cmdline, why := codexProcess()
+	if why == "" {
+		sub, _ := codexCommand(cmdline)
+		why = codexHeadlessSub(sub)
+	} else {
+		why += ", so it cannot tell whether a person is at codex's prompt"
+	}
+	if why != "" {
 		ev.Headless = true
 		ev.NoAgentPrompt(why)
 	}
+	if ev.Tool == "Bash" {
+		ev.AgentSandbox = codexSandboxed(cmdline, codexConfigMode)
+	}
+}
+
+// codexSandboxed says why a Codex shell call runs inside Codex's own
+// sandbox, where agate's cannot start (it needs a user namespace, which
+// Codex's sandbox refuses), or "" when Codex runs it with full access.
+// Only a Codex whose command line or config says danger-full-access is
+// taken to run without one: unknown is Codex's own default, a sandbox. A
+// wrong guess either way is safe: a call agate confines inside Codex's
+// sandbox fails to start and runs nothing; one it leaves to Codex's
+// sandbox is judged as agate judges without confinement.
+func codexSandboxed(cmdline []string, configMode func() string) string {
+	mode := ""
+	if cmdline != nil {
+		mode = codexModeFromArgs(cmdline)
+	}
+	if mode == "" && cmdline != nil {
+		mode = configMode()
+	}
+	if mode == "danger-full-access" {
+		return ""
+	}
+	switch mode {
+	case "":
+		mode = "its default"
+	case "profile":
+		mode = "as its --profile sets"
+	}
+	return "codex runs the command in its own sandbox (" + mode + ")"
+}
+
+// codexModeFromArgs is the sandbox mode Codex's command line sets, "" for
+// none, "profile" when a --profile may set it.
+func codexModeFromArgs(cmdline []string) string {
+	mode := ""
+	for i := 1; i < len(cmdline); i++ {
+		a := cmdline[i]
+		next := func() string {
+			if i+1 < len(cmdline) {
+				i++
+				return cmdline[i]
+			}
+			return ""
+		}
+		switch {
+		case a == "--":
+			return mode
+		case a == "--dangerously-bypass-approvals-and-sandbox" || a == "--yolo":
+			return "danger-full-access"
+		case a == "-s" || a == "--sandbox":
+			mode = next()
+		case strings.HasPrefix(a, "--sandbox="):
+			mode = strings.TrimPrefix(a, "--sandbox=")
+		case a == "--full-auto":
+			mode = "workspace-write"
+		case a == "-c" || a == "--config":
+			if k, v, ok := strings.Cut(next(), "="); ok && strings.TrimSpace(k) == "sandbox_mode" {
+				mode = strings.Trim(strings.TrimSpace(v), `"'`)
+			}
+		case a == "-p" || a == "--profile":
+			next()
+			if mode == "" {
+				mode = "profile"
+			}
+		case codexOptionsWithValue[a]:
+			i++
+		}
+	}
+	return mode
+}
+
+// codexConfigMode is the top-level sandbox_mode of Codex's config
+// ($CODEX_HOME/config.toml, else ~/.codex/config.toml), "" when it sets
+// none or cannot be read. It reads the lines before the first table
+// only: the hook links no TOML parser, and a mode it misreads is safe
+// either way (see codexSandboxed).
+func codexConfigMode() string {
+	home := os.Getenv("CODEX_HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		home = filepath.Join(h, ".codex")
+	}
+	f, err := os.Open(filepath.Join(home, "config.toml"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return ""
+	}
+	return configModeOf(string(data))
+}
+
+// configModeOf reads sandbox_mode from a Codex config's top level.
+func configModeOf(config string) string {
+	for _, line := range strings.Split(config, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			return ""
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(k) != "sandbox_mode" {
+			continue
+		}
+		v, _, _ = strings.Cut(strings.TrimSpace(v), "#")
+		return strings.Trim(strings.TrimSpace(v), `"'`)
+	}
+	return ""
 }
 
 // codexOptionsWithValue are Codex's global options that take the next

@@ -2,8 +2,9 @@
 
 package runner
 
-// codexHeadless cannot look at other processes here: nobody is taken to
-// be at Codex's prompt (unknown is not safe).
-func codexHeadless() string {
-	return "agate cannot tell here whether a person is at codex's prompt"
+// codexProcess cannot look at other processes here: nobody is taken to
+// be at Codex's prompt, and Codex to run its calls in its own sandbox
+// (unknown is not safe).
+func codexProcess() (cmdline []string, why string) {
+	return nil, "agate cannot look at the process that runs its hook here"
 }

@@ -112,3 +112,36 @@ func TestCodexWorkspace(t *testing.T) {
 		t.Errorf("claude-code's workspace: %q", ev.Workspace)
 	}
 }
+
+// TestCodexSandboxed: only a Codex whose command line or config says
+// danger-full-access runs its calls without a sandbox of its own (where
+// agate's can start); every other mode, a profile, and not knowing are
+// Codex's sandbox.
+func TestCodexSandboxed(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		cmdline []string
+		config  string
+		full    bool
+	}{
+		{"exec, nothing said", []string{"codex", "exec", "hi"}, "", false},
+		{"-s danger-full-access", []string{"codex", "exec", "-s", "danger-full-access", "hi"}, "", true},
+		{"--sandbox=danger-full-access", []string{"codex", "--sandbox=danger-full-access"}, "", true},
+		{"--sandbox workspace-write", []string{"codex", "exec", "--sandbox", "workspace-write", "hi"}, `sandbox_mode = "danger-full-access"`, false},
+		{"--yolo", []string{"node", "/usr/lib/node_modules/@openai/codex/bin/codex.js", "--yolo"}, "", true},
+		{"--dangerously-bypass-approvals-and-sandbox", []string{"codex", "exec", "--dangerously-bypass-approvals-and-sandbox", "x"}, "", true},
+		{"--full-auto", []string{"codex", "--full-auto"}, `sandbox_mode = "danger-full-access"`, false},
+		{"-c sandbox_mode", []string{"codex", "-c", `sandbox_mode="danger-full-access"`}, "", true},
+		{"-c another key", []string{"codex", "-c", `model="o3"`}, "", false},
+		{"the config's top level", []string{"codex"}, "model = \"o3\"\nsandbox_mode = 'danger-full-access' # all of it\n", true},
+		{"the config's table", []string{"codex"}, "[profiles.x]\nsandbox_mode = \"danger-full-access\"\n", false},
+		{"a profile", []string{"codex", "-p", "x"}, `sandbox_mode = "danger-full-access"`, false},
+		{"after --", []string{"codex", "exec", "--", "-s", "danger-full-access"}, "", false},
+		{"no codex found", nil, `sandbox_mode = "danger-full-access"`, false},
+	} {
+		got := codexSandboxed(c.cmdline, func() string { return configModeOf(c.config) })
+		if (got == "") != c.full {
+			t.Errorf("%s: %q, want full access %v", c.name, got, c.full)
+		}
+	}
+}

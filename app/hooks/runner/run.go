@@ -320,8 +320,14 @@ func (r *hookRun) confined(a hooks.Answer, c *api.Confinement) hooks.Answer {
 				if sb.Work == "" {
 					sb.Work = ev.Cwd
 				}
-				if ev.Cwd != "" && ev.Cwd != sb.Work && !hookWithin(ev.Cwd, sb.Work) {
-					sb.Writable = []string{ev.Cwd} // a worktree outside the project
+				if ev.Cwd != "" && filepath.IsAbs(ev.Cwd) {
+					sb.Cwd = ev.Cwd
+				}
+				if ev.Agent == hooks.ClaudeCode && ev.Cwd != "" && ev.Cwd != sb.Work && !hookWithin(ev.Cwd, sb.Work) {
+					// A worktree outside the project. Only Claude Code's: the
+					// others' cwd is the model's choice (Codex's workdir,
+					// Gemini's dir_path).
+					sb.Writable = []string{ev.Cwd}
 				}
 			}
 			var upd []byte
@@ -342,18 +348,19 @@ func decideRequest(ev *hooks.Event) *api.DecideRequest {
 		cwd = ev.Workspace
 	}
 	return &api.DecideRequest{
-		Tool:        ev.Tool,
-		Args:        ev.Args,
-		Agent:       ev.Agent,
-		Session:     ev.Session,
-		Run:         ev.Run,
-		Cwd:         cwd,
-		Workspace:   ev.Workspace,
-		Interactive: ev.Interactive,
-		AgentPrompt: ev.AgentPrompt,
-		Headless:    ev.Headless,
-		ToolUseID:   ev.ToolUseID,
-		Reasks:      ev.Reasks,
+		Tool:         ev.Tool,
+		Args:         ev.Args,
+		Agent:        ev.Agent,
+		Session:      ev.Session,
+		Run:          ev.Run,
+		Cwd:          cwd,
+		Workspace:    ev.Workspace,
+		Interactive:  ev.Interactive,
+		AgentPrompt:  ev.AgentPrompt,
+		Headless:     ev.Headless,
+		ToolUseID:    ev.ToolUseID,
+		Reasks:       ev.Reasks,
+		AgentSandbox: ev.AgentSandbox,
 	}
 }
 

@@ -522,6 +522,33 @@ func TestHookCmdSandboxBash(t *testing.T) {
 		t.Errorf("gemini: %s; want an allow with tool_input.command %q and the description kept", stdout, want)
 	}
 
+	// Codex's PreToolUse too, in the one allow it takes: nothing but
+	// hookEventName, permissionDecision and updatedInput. Its project is
+	// the hook's folder, the session's; the call's cwd (the model's
+	// workdir) is where it starts, never writable.
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stdout, _ = runHook(t, payload(t, "codex/pretooluse-bash.json"), "codex", "--socket", d.socket)
+	var cx struct {
+		HSO map[string]json.RawMessage `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &cx); err != nil {
+		t.Fatalf("%s: %v", stdout, err)
+	}
+	var upd map[string]string
+	if json.Unmarshal(cx.HSO["updatedInput"], &upd) != nil || string(cx.HSO["permissionDecision"]) != `"allow"` ||
+		string(cx.HSO["hookEventName"]) != `"PreToolUse"` || len(cx.HSO) != 3 ||
+		upd["command"] != exe+" sandbox --work "+wd+" --cwd /tmp/cxrec/project -- bash -c 'git status --short'" {
+		t.Errorf("codex: %s", stdout)
+	}
+	// Its PermissionRequest cannot carry a rewrite: denied, never run as it is.
+	_, stdout, _ = runHook(t, payload(t, "codex/permissionrequest-bash.json"), "codex", "--socket", d.socket)
+	if !strings.Contains(stdout, `"behavior":"deny"`) || !strings.Contains(stdout, "could not be confined") {
+		t.Errorf("codex PermissionRequest: %s", stdout)
+	}
+
 	// Confinement the hook cannot render is a deny, never an unconfined run.
 	for _, p := range []struct{ agent, file, deny string }{
 		{"claude-code", "claude-code/pretooluse-write.json", `"permissionDecision":"deny"`},
@@ -543,7 +570,7 @@ func TestHookCmdSandboxWorktree(t *testing.T) {
 	d.set(func(d *fakeDaemon) { d.answer = api.DecideResponse{Decision: policy.Allow, Sandbox: true} })
 	in := `{"session_id":"s","cwd":"/home/dev/wt/feature","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make"}}`
 	_, stdout, stderr := runHook(t, in, "claude-code", "--socket", d.socket)
-	if !strings.Contains(stdout, `--work /home/dev/project --rw /home/dev/wt/feature -- bash -c make`) {
+	if !strings.Contains(stdout, `--work /home/dev/project --cwd /home/dev/wt/feature --rw /home/dev/wt/feature -- bash -c make`) {
 		t.Errorf("stdout %s, stderr %s", stdout, stderr)
 	}
 }

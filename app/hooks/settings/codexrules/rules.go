@@ -2,6 +2,7 @@ package codexrules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -150,10 +151,37 @@ func guardrailList() []guardrail {
 		{[][]string{{"kill", "pkill", "killall"}, {"1", "-1"}}, "signals init or every process", "a signal option first (kill -9 -1)"},
 		{[][]string{{"rm"}, recursive, systemRoots}, "deletes the system or the home folder recursively",
 			"other flag spellings and orders (rm -v -rf /), paths written otherwise (/usr/), and rmdir, shred, srm"},
-		{[][]string{{"agate", "agate-cli"}}, "runs agate itself: an agent changes agate only through calls the gate can see",
-			"agate run by its full path"},
+		{[][]string{agateNames, agateCommands}, "runs agate itself: an agent changes agate only through calls the gate can see",
+			"agate with no command or only flags (the tray app)"},
+		{[][]string{agateNames, {"sandbox"}, agateSandboxFlags}, "runs agate itself: an agent changes agate only through calls the gate can see",
+			"a flag written --flag=value; `agate sandbox --strict`, the command agate's hook rewrites a confined call to, is left to the hook"},
 	}
 }
+
+// agateNames are agate's programs an agent could run.
+var agateNames = []string{"agate", "agate-cli"}
+
+// agateCommands are agate's commands but sandbox (cli's register calls;
+// a test keeps the list whole). `agate sandbox --strict` is how a call
+// agate's hook confines runs, so only its other spellings are forbidden.
+var agateCommands = []string{"approvals", "approve", "check", "config", "doctor", "grants", "hook", "hooks", "keys",
+	"log", "mcp", "replay", "run", "serve", "start", "status", "version", "help", "-h", "-help", "--help"}
+
+// agateSandboxFlags are the words `agate sandbox` can begin with but
+// --strict, which the hook's rewrite always puts first.
+var agateSandboxFlags = []string{"--", "-h", "-help", "--help",
+	"-agent", "--agent", "-ask", "--ask", "-cache", "--cache", "-config", "--config", "-cwd", "--cwd",
+	"-launcher", "--launcher", "-net", "--net", "-print", "--print", "-read-only", "--read-only",
+	"-ro", "--ro", "-rw", "--rw", "-socket", "--socket", "-work", "--work"}
+
+// AgateCommands are the commands of agate the rules forbid an agent to
+// run (all but sandbox), and AgateSandboxFlags the words after `agate
+// sandbox` they forbid (all but --strict): for the test that keeps them
+// in step with agate's command line.
+func AgateCommands() []string { return slices.Clone(agateCommands) }
+
+// AgateSandboxFlags: see AgateCommands.
+func AgateSandboxFlags() []string { return slices.Clone(agateSandboxFlags) }
 
 // guardrailGaps are the guardrails no prefix can express.
 var guardrailGaps = []Skipped{
