@@ -74,7 +74,10 @@ func (c *cmdRun) optVal(names ...string) (string, bool) {
 	return v, found
 }
 
-func (c *cmdRun) add(e Effect) { c.effects = append(c.effects, e) }
+func (c *cmdRun) add(e Effect) {
+	c.sh.throughLinks(&e)
+	c.effects = append(c.effects, e)
+}
 
 func (c *cmdRun) unknown(what string) { c.add(Effect{Kind: EffUnknown, What: what}) }
 

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path"
 	"regexp"
 	"strings"
 
@@ -573,7 +574,80 @@ command:
 
 // lnHandler: a link redirects later writes through it: what they reach
 // is not known from the text.
-func lnHandler(c *cmdRun) { c.sh.linked = true }
+// lnHandler: what a command does through a link it made is judged where
+// the link points. Each link's path maps to its target (shellCtx.links),
+// and a later read, write or delete through it, a cd into it included,
+// lands on the target; making a link is a read of what it points to (a
+// link to a credential store is a secret read). What goes through a link
+// to a path not known until it runs goes to a path agate cannot name.
+func lnHandler(c *cmdRun) {
+	var targets []operand
+	dest, destLit, destDir := ".", true, false
+	if d, ok := c.optVal("-t", "--target-directory"); ok {
+		targets, dest, destDir = c.ops, d, true
+		destLit = !strings.ContainsAny(d, "$`")
+	} else {
+		switch n := len(c.ops); n {
+		case 0:
+			return
+		case 1:
+			targets, destDir = c.ops, true
+		default:
+			targets, dest, destLit = c.ops[:n-1], c.ops[n-1].word, c.ops[n-1].lit
+			destDir = n > 2 || strings.HasSuffix(dest, "/")
+		}
+	}
+	destAbs := ""
+	if destLit {
+		destAbs = c.abs(dest)
+	}
+	symbolic, relative := c.has("-s", "--symbolic"), c.has("-r", "--relative")
+	for _, t := range targets {
+		to := ""
+		if !t.lit {
+			if rest, ok := strings.CutPrefix(t.word, "$HOME"); ok && !strings.ContainsAny(rest, "$`") {
+				t.word, t.lit = "~"+rest, true
+			}
+		}
+		if t.lit && destAbs != "" {
+			from := c.base
+			if symbolic && !relative {
+				// A symbolic link's relative target is read from the
+				// link's folder.
+				from = destAbs
+				if !destDir {
+					from = path.Dir(destAbs)
+				}
+			}
+			if from != "" || strings.HasPrefix(t.word, "/") || strings.HasPrefix(t.word, "~") {
+				to = absPath(t.word, from, c.sh.home)
+				if strings.HasPrefix(t.word, "~") && t.word != "~" && !strings.HasPrefix(t.word, "~/") {
+					to = "" // ~user
+				}
+			}
+		}
+		if to == "" {
+			c.sh.linked = true
+			c.add(Effect{Kind: EffRead, What: c.prog + " links to a path not known until it runs: " + t.word})
+		} else {
+			c.add(Effect{Kind: EffRead, Path: to, What: c.prog + " links to " + t.word})
+		}
+		if destAbs == "" {
+			continue
+		}
+		if c.sh.links == nil {
+			c.sh.links = map[string]string{}
+		}
+		// DEST is the link, or, when it is a folder, DEST/NAME is: both,
+		// where agate cannot tell which (-T says it is the link).
+		if !destDir {
+			c.sh.links[destAbs] = to
+		}
+		if destDir || !c.has("-T", "--no-target-directory") {
+			c.sh.links[path.Join(destAbs, path.Base(t.word))] = to
+		}
+	}
+}
 
 // --- printenv ---
 

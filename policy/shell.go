@@ -118,14 +118,17 @@ func analyseShellWith(env shellEnv, cmd string) *shellAnalysis {
 
 type shellCtx struct {
 	shellEnv
-	a           *shellAnalysis
-	funcs       map[string]bool // functions the command defines
-	written     map[string]bool // paths written so far
-	linked      bool            // a link was made: later writes may go anywhere
-	arith       bool            // the command evaluates arithmetic
-	subsVal     bool            // a literal value holds a[$(...)]: arithmetic would run it
-	subsLit     bool            // a quoted or escaped word holds a[$(...)] or a[`...`]
-	subsLitDone bool            // and that has been recorded
+	a       *shellAnalysis
+	funcs   map[string]bool // functions the command defines
+	written map[string]bool // paths written so far
+	linked  bool            // a link agate cannot follow was made: later writes may go anywhere
+	// links maps each link the command made to where it points, "" for
+	// a place not known until it runs (lnHandler).
+	links       map[string]string
+	arith       bool // the command evaluates arithmetic
+	subsVal     bool // a literal value holds a[$(...)]: arithmetic would run it
+	subsLit     bool // a quoted or escaped word holds a[$(...)] or a[`...`]
+	subsLitDone bool // and that has been recorded
 	// feeds maps a command on the right of a pipe to the one feeding it.
 	feeds map[*syntax.Stmt]*syntax.Stmt
 	// loopVars are the variables of for loops over a list of words, and
@@ -559,9 +562,44 @@ func (sh *shellCtx) redirWrite(target string, lit, app bool) *Effect {
 	if e.Path = sh.abs(target); e.Path == "" {
 		e.What = "a redirection to a path not known until it runs: " + target
 	} else {
+		sh.throughLinks(e)
 		sh.written[e.Path] = true
 	}
 	return e
+}
+
+// maxLinkHops bounds the links throughLinks follows from one path.
+const maxLinkHops = 8
+
+// throughLinks moves an effect on a path at or below a link the command
+// made to where the link points, following links to links.
+func (sh *shellCtx) throughLinks(e *Effect) {
+	if len(sh.links) == 0 || e.Path == "" {
+		return
+	}
+	for range maxLinkHops {
+		link, to := "", ""
+		for l, t := range sh.links {
+			if (e.Path == l || within(e.Path, l)) && len(l) > len(link) {
+				link, to = l, t
+			}
+		}
+		if link == "" {
+			return
+		}
+		via := "through the link " + link + " made earlier in the command"
+		if to == "" {
+			e.Path, e.What = "", "a path "+via+", to a place not known until it runs"
+			return
+		}
+		rest := strings.TrimPrefix(e.Path, link)
+		e.Path = path.Clean(to + rest)
+		if e.What == "" {
+			e.What = via
+		} else if !strings.Contains(e.What, via) {
+			e.What += " (" + via + ")"
+		}
+	}
 }
 
 // redirRead is what `< target` does.
@@ -575,7 +613,9 @@ func (sh *shellCtx) redirRead(target string, lit bool) *Effect {
 		return nil
 	}
 	if p := sh.abs(target); p != "" {
-		return &Effect{Kind: EffRead, Path: p}
+		e := &Effect{Kind: EffRead, Path: p}
+		sh.throughLinks(e)
+		return e
 	}
 	return &Effect{Kind: EffRead, What: "a redirection from a path not known until it runs: " + target}
 }
