@@ -38,7 +38,7 @@ var testHelpers = []string{"app/internal/apptest", "app/internal/agenttest", "ap
 // OS helpers and the policy's wire words; never the policy, the daemon
 // or the command line.
 var lean = []string{"app/hooks/agate-hook", "app/hooks/runner", "app/hooks", "app/hooks/agents",
-	"app/hooks/claude", "app/hooks/gemini", "app/hooks/cursor", "app/hooks/codex", "app/hooks/internal/hookjson",
+	"app/hooks/claude", "app/hooks/gemini", "app/hooks/cursor", "app/hooks/codex", "app/hooks/confine", "app/hooks/internal/hookjson",
 	"app/api", "app/osutil", "app/internal/strictjson", "policy/schema", "policy/verdict", "policy/shellquote"}
 
 // rules are agate's rooms and what each may import. Every package of the
@@ -64,7 +64,7 @@ var rules = []rule{
 	// The service, its API and its clients.
 	{pkg: "app/api", may: []string{"app/osutil", "policy/verdict"},
 		why: "the API's types and client are linked by the hook binary: not the policy, not the daemon"},
-	{pkg: "app/daemon", may: []string{"app/api", "app/files/...", "app/hooks/settings/codexrules", "app/machine", "app/mcp", "app/mcp/pins",
+	{pkg: "app/daemon", may: []string{"app/api", "app/files/...", "app/hooks/settings/codexrules", "app/machine", "app/mcp", "app/mcp/pins", "policy/shellquote",
 		"app/osutil", "app/internal/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
 		why: "the daemon never imports its clients (the command line, the desktop app, the hooks)"},
 	{pkg: "app/daemon/daemontest", may: []string{"app/api", "app/daemon", "app/internal/apptest"},
@@ -92,7 +92,10 @@ var rules = []rule{
 		why: "one agent's protocol: bytes in, bytes out"},
 	{pkg: "app/hooks/agents", may: []string{"app/hooks", "app/hooks/claude", "app/hooks/gemini", "app/hooks/cursor", "app/hooks/codex", "policy/verdict"},
 		why: "the one table of the agents' adapters"},
-	{pkg: "app/hooks/runner", may: []string{"app/api", "app/hooks", "app/hooks/agents", "app/hooks/claude", "app/osutil", "app/internal/strictjson",
+	{pkg: "app/hooks/confine", may: []string{"app/hooks/internal/hookjson", "policy/shellquote"},
+		tests: []string{"app/hooks/claude"},
+		why:   "the rewrite of a confined call: bytes in, bytes out"},
+	{pkg: "app/hooks/runner", may: []string{"app/api", "app/hooks", "app/hooks/agents", "app/hooks/confine", "app/osutil", "app/internal/strictjson",
 		"policy/schema", "policy/verdict"},
 		tests: []string{"policy", "keystore"},
 		why:   "the hook runner runs once per tool call: it links neither the policy nor the daemon"},

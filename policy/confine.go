@@ -1,5 +1,10 @@
 package policy
 
+import (
+	"slices"
+	"strings"
+)
+
 // Confinement is how an allowed shell call may run inside agate's
 // sandbox, cut to what was judged of it: nothing writable but a private
 // /tmp when it only reads, the project writable (its protected paths not)
@@ -23,6 +28,12 @@ type Confinement struct {
 	// RunsCode says it runs the project's code (a build, its tests): its
 	// toolchains want a cache they can write.
 	RunsCode bool
+	// Net says the network is open: only a call a person allows
+	// (Decision.Approved) runs confined with it, never what runs unasked.
+	// Hosts are the ones it was judged to reach, for the person to read;
+	// the sandbox opens the network whole.
+	Net   bool
+	Hosts []string
 }
 
 // Judged reports whether agate's own judgment let the call through (the
@@ -92,4 +103,80 @@ func (c *call) confinement() Confinement {
 		return Confinement{Possible: true, Writable: []string{project}, Why: "it edits the project"}
 	}
 	return Confinement{Possible: true, Why: "it only reads"}
+}
+
+// approvedConfinement works out how a shell call that asks may run
+// confined once a person allows it: with what it was judged to need that
+// the sandbox can give (the network; the paths it writes, in the project
+// or outside; the project's code) and nothing else, the secret stores
+// still hidden. A call whose judgment needs a secret, the system, more
+// privilege or something set up to run later, that reads or writes what
+// the protected layer guards (a credential store, a protected path), or
+// that writes where agate cannot name, cannot: the sandbox would cut what
+// the person allowed.
+func (p *Policy) approvedConfinement(c *call) Confinement {
+	if c.shell == nil || len(c.shell.cmds) == 0 {
+		return Confinement{}
+	}
+	if _, guarded := p.protectedLayer(c); guarded {
+		return Confinement{}
+	}
+	project := c.req.Workspace
+	if project == "" {
+		project = c.req.Cwd
+	}
+	if project == "" || project == "/" {
+		return Confinement{}
+	}
+	var out Confinement
+	writesProject, runs := false, false
+	seen := map[string]bool{}
+	for _, e := range c.effects {
+		switch e.Kind {
+		case EffNone, EffRead, EffUnknown, EffExec:
+			// Reads (the secret stores stay hidden), and what agate cannot
+			// read or tell: held to the paths below.
+		case EffWrite, EffDelete:
+			switch {
+			case e.Path == "":
+				return Confinement{}
+			case within(e.Path, project):
+				writesProject = true
+			case !seen[e.Path]:
+				seen[e.Path] = true
+				out.Writable = append(out.Writable, e.Path)
+			}
+		case EffProject:
+			runs = true
+		case EffNetwork, EffUpload:
+			out.Net = true
+			if e.Host != "" && !slices.Contains(out.Hosts, e.Host) {
+				out.Hosts = append(out.Hosts, e.Host)
+			}
+		default:
+			return Confinement{}
+		}
+	}
+	if writesProject || runs {
+		out.Writable = append([]string{project}, out.Writable...)
+	}
+	out.Possible, out.RunsCode = true, runs
+	var why []string
+	switch {
+	case runs:
+		why = append(why, "it runs the project's code")
+	case writesProject:
+		why = append(why, "it edits the project")
+	}
+	if len(out.Writable) > 0 && !(len(out.Writable) == 1 && out.Writable[0] == project) {
+		why = append(why, "it writes outside the project")
+	}
+	if out.Net {
+		why = append(why, "it reaches the network")
+	}
+	if len(why) == 0 {
+		why = append(why, "it only reads")
+	}
+	out.Why = strings.Join(why, ", ")
+	return out
 }

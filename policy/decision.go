@@ -94,6 +94,10 @@ type Decision struct {
 	// Confine is how an allowed shell call may run confined to what was
 	// judged of it (see Confinement); the zero value when it may not.
 	Confine Confinement
+	// Approved, for a shell call that asks, is how it may run confined
+	// once a person allows it (see Confinement.Net); the zero value when
+	// it may not.
+	Approved Confinement
 }
 
 // decisionJSON is the wire form of a Decision, the one `agate check --json`

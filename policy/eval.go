@@ -80,6 +80,9 @@ func (p *Policy) Decide(r *Request) Decision {
 					d.Confine.Why + ")", Effects: d.Effects, Commands: d.Commands, Tool: d.Tool, Category: d.Category, Risks: d.Risks, Tainted: d.Tainted}
 		}
 	}
+	if d.Verdict == Ask && c.shell != nil {
+		d.Approved = p.approvedConfinement(c)
+	}
 	if d.Verdict == Ask {
 		g := Grant{Tool: escapeGlob(c.t.name), Risks: c.risks.Without(ungrantable)}
 		if c.t.known && c.t.canonical != "" && !strings.ContainsAny(c.t.canonical, "*?[") {

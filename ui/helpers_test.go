@@ -152,6 +152,10 @@ func shellCall(id, agent string) api.Approval {
 		{Grant: "bash(rm) delete=/home/me/project delete=/tmp", Text: "rm deleting anywhere in the project and in /tmp"},
 		{Grant: "bash:deletes", Text: "any bash command whose only risk is deleting files", Broad: true},
 	}
+	a.Runs = []api.RunChoice{
+		{ID: api.RunConfined, Text: "Confined: the project and /tmp/agate-cache writable, no network, credential stores hidden"},
+		{ID: api.RunUnconfined, Text: "Not confined: with all your rights"},
+	}
 	return a
 }
 

@@ -67,7 +67,7 @@ func remembers(scope api.Scope) bool { return slices.Contains(remembering, scope
 // The popup's sizes: its window at first, the command shown whole up to a
 // few lines, the list of waiting calls down to one row.
 var (
-	popupSize       = fyne.NewSize(900, 740)
+	popupSize       = fyne.NewSize(900, 760)
 	subjectMaxLines = float32(4)
 	partMaxHeight   = float32(220)
 	partMinWidth    = float32(600)
@@ -118,6 +118,9 @@ type popup struct {
 	rememberRow    *fyne.Container
 	remember       *widget.Select
 	rememberChoice int // index into the current call's Remember; -1 none chosen
+	runs           *widget.Select
+	runsAsIs       *widget.Label // a shell call agate cannot confine: how it runs
+	runsRow        *fyne.Container
 	deny           *keyButton
 	allow          map[api.Scope]*allowButton
 	buttons        *fyne.Container // Deny and Allow once
@@ -218,6 +221,11 @@ func (w *popup) build() {
 	w.remember = widget.NewSelect(nil, w.onRemember)
 	w.remember.PlaceHolder = "Choose what to remember"
 	w.rememberRow = container.NewBorder(nil, nil, key("Remember"), nil, w.remember)
+	// How an allowed call runs: confined to what it was judged to need,
+	// or not; the approval's first choice unless the person picks another.
+	w.runs = widget.NewSelect(nil, nil)
+	w.runsAsIs = wrapped(fyne.TextStyle{})
+	w.runsRow = container.NewBorder(nil, nil, key("Runs"), nil, container.NewStack(w.runs, w.runsAsIs))
 	w.rememberBtns = container.New(fillRow{}, w.allow[api.ScopeRun], w.allow[api.ScopeSession], w.allow[api.ScopeAlways], w.allow[api.ScopeSessionAny])
 	hint := widget.NewLabelWithStyle("Enter or Escape denies. Allow: click, or Alt+O once, Alt+R run, Alt+S session, Alt+P any parameters, Alt+A always.",
 		fyne.TextAlignLeading, fyne.TextStyle{})
@@ -253,7 +261,7 @@ func (w *popup) build() {
 	w.detailTheme = container.NewThemeOverride(w.detail, compactTheme{})
 	w.middle = container.New(&listDetailLayout{rows: w.rowsScroll, rowsContent: w.rows, detail: w.detailTheme},
 		w.batch, container.NewVScroll(w.detailTheme))
-	w.bottom = container.NewVBox(widget.NewSeparator(), w.reason, w.rememberRow, w.rememberBtns, hint, w.buttons)
+	w.bottom = container.NewVBox(widget.NewSeparator(), w.reason, w.runsRow, w.rememberRow, w.rememberBtns, hint, w.buttons)
 	w.bottomTheme = container.NewThemeOverride(w.bottom, compactTheme{})
 	w.content = container.NewBorder(nil, w.bottomTheme, nil, nil, w.middle)
 
@@ -507,6 +515,46 @@ func (w *popup) showDetail(a api.Approval) {
 	w.buttons.Refresh()
 	w.rememberBtns.Refresh()
 	w.showRemember(a, anyRemembering)
+	w.showRuns(a)
+}
+
+// showRuns says how the call runs once allowed: the approval's choices,
+// the first chosen; for a shell call with none, that it runs as it is.
+func (w *popup) showRuns(a api.Approval) {
+	switch {
+	case len(a.Runs) > 0:
+		opts := make([]string, len(a.Runs))
+		for i, r := range a.Runs {
+			opts[i] = r.Text
+		}
+		w.runs.SetOptions(opts)
+		w.runs.SetSelectedIndex(0)
+		w.runsAsIs.Hide()
+		w.runs.Show()
+		w.runsRow.Show()
+	case a.Category == "shell":
+		w.runs.SetOptions(nil)
+		w.runs.Hide()
+		w.runsAsIs.SetText(runsAsIs)
+		w.runsAsIs.Show()
+		w.runsRow.Show()
+	default:
+		w.runs.SetOptions(nil)
+		w.runsRow.Hide()
+	}
+}
+
+// runsAsIs is how a shell call agate offers no confinement for runs.
+const runsAsIs = "Not confined: with all your rights (agate's sandbox cannot hold it here)"
+
+// runsChoice is the Runs of an allow of a: the choice shown, "" for the
+// approval's first.
+func (w *popup) runsChoice(a api.Approval) string {
+	i := w.runs.SelectedIndex()
+	if i <= 0 || i >= len(a.Runs) {
+		return ""
+	}
+	return a.Runs[i].ID
 }
 
 // showDoes fills "Commands" (a shell call's simple commands, each marked
@@ -656,7 +704,7 @@ func (w *popup) allowCurrent(scope api.Scope) {
 			if s != scope {
 				continue
 			}
-			ans := api.Answer{Decision: policy.Allow, Scope: scope}
+			ans := api.Answer{Decision: policy.Allow, Scope: scope, Runs: w.runsChoice(a)}
 			if remembers(scope) && len(a.Remember) > 0 {
 				if w.rememberChoice < 0 || w.rememberChoice >= len(a.Remember) {
 					return // nothing chosen to remember

@@ -869,3 +869,51 @@ func TestPopupDetailReadableWithCallsWaiting(t *testing.T) {
 		}
 	})
 }
+
+// TestPopupRuns: the popup says how an allowed shell call runs: the
+// approval's first choice shown and sent as the default (""), another
+// chosen sent by its id; a shell call with no choices says it runs as it
+// is; a call of another tool shows no such row.
+func TestPopupRuns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fa := test.NewTempApp(t)
+		p := NewPrompter(fa, PrompterOptions{})
+		defer p.Close()
+		a := shellCall("1", "claude-code")
+		b := shellCall("2", "claude-code")
+		c := shellCall("3", "claude-code")
+		c.Runs = nil
+		d := webCall("4", "gemini")
+		w := p.popup
+		want := []string{"", api.RunUnconfined, "", ""}
+		for i, call := range []api.Approval{a, b, c, d} {
+			r := ask(t.Context(), p, call)
+			synctest.Wait()
+			time.Sleep(armDelay)
+			synctest.Wait()
+			onUI(p, func() {
+				switch i {
+				case 0:
+					if w.runsRow.Hidden || w.runs.Selected != a.Runs[0].Text {
+						t.Errorf("call 1: runs %q shown %v, want %q", w.runs.Selected, !w.runsRow.Hidden, a.Runs[0].Text)
+					}
+				case 1:
+					w.runs.SetSelectedIndex(1)
+				case 2:
+					if w.runsRow.Hidden || !w.runs.Hidden || w.runsAsIs.Text != runsAsIs {
+						t.Errorf("call 3: a shell call with no choices does not say it runs as it is (%q)", w.runsAsIs.Text)
+					}
+				case 3:
+					if !w.runsRow.Hidden {
+						t.Error("call 4: a web call shows how it runs")
+					}
+				}
+				test.Tap(w.allow[api.ScopeOnce])
+			})
+			synctest.Wait()
+			if !r.finished() || r.ans.Decision != policy.Allow || r.ans.Runs != want[i] {
+				t.Errorf("call %d answered %+v, want runs %q", i+1, r.ans, want[i])
+			}
+		}
+	})
+}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agatehq/agate/policy/verdict"
@@ -95,9 +96,10 @@ type DecideResponse struct {
 
 // Confinement is how an allowed call runs in agate's sandbox, as the
 // daemon judged it: in Work (the project), writable or not, with more
-// writable paths where the judgment says so, never with the network, the
-// secret stores hidden. The hook carries all of it in the rewritten
-// command (`agate sandbox --strict ...`).
+// writable paths where the judgment says so, the secret stores hidden;
+// without the network, unless a person allowed the call as the popup
+// showed it, with the network (Net). The hook carries all of it in the
+// rewritten command (`agate sandbox --strict ...`).
 type Confinement struct {
 	Work     string   `json:"work"`
 	ReadOnly bool     `json:"read_only,omitempty"` // nothing writable but a private /tmp
@@ -107,6 +109,8 @@ type Confinement struct {
 	// pip's), writable, apart from the person's own: set when the call
 	// runs the project's code.
 	Cache string `json:"cache,omitempty"`
+	// Net opens the network: only for a call a person allowed so.
+	Net bool `json:"net,omitempty"`
 }
 
 // Describe says how a confined call runs, for the agent, the audit log
@@ -119,8 +123,69 @@ func (c *Confinement) Describe() string {
 	if c.ReadOnly {
 		w = "read-only but a private /tmp"
 	}
-	return "in agate's sandbox, " + w + ", no network, the credential stores hidden"
+	if len(c.Writable) > 0 {
+		w += ", " + strings.Join(c.Writable, ", ") + " writable"
+	}
+	net := "no network"
+	if c.Net {
+		net = "with the network"
+	}
+	return "in agate's sandbox, " + w + ", " + net + ", the credential stores hidden"
 }
+
+// Brief says how a confined call runs in a few words, for the popup:
+// "the project writable, no network, credential stores hidden".
+func (c *Confinement) Brief() string {
+	if c == nil {
+		return ""
+	}
+	var w string
+	switch {
+	case c.ReadOnly && len(c.Writable) == 0:
+		w = "nothing writable"
+	case c.ReadOnly:
+		w = strings.Join(c.Writable, ", ") + " writable"
+	case len(c.Writable) > 0:
+		w = "the project and " + strings.Join(c.Writable, ", ") + " writable"
+	default:
+		w = "the project writable"
+	}
+	net := "no network"
+	if c.Net {
+		net = "with the network"
+	}
+	return w + ", " + net + ", credential stores hidden"
+}
+
+// Rewritable reports whether agate's hook can rewrite agent's calls of
+// tool to run confined: Claude Code's Bash (PreToolUse's updatedInput
+// replaces the input), Gemini CLI's run_shell_command (BeforeTool's
+// hookSpecificOutput.tool_input) and Codex's Bash (PreToolUse's
+// updatedInput, the one allow it takes). The daemon confines only these;
+// the hook denies a confined allow of any other.
+func Rewritable(agent, tool string) bool {
+	switch agent {
+	case "claude-code", "codex":
+		return tool == "Bash"
+	case "gemini":
+		return tool == "run_shell_command"
+	}
+	return false
+}
+
+// RunChoice is one way an asked shell call can run once a person allows
+// it, as the popup offers it: confined (RunConfined) to what it was
+// judged to need, or not (RunUnconfined).
+type RunChoice struct {
+	ID   string `json:"id"`   // RunConfined or RunUnconfined
+	Text string `json:"text"` // what it means, for the person
+}
+
+// The ways an allowed call runs.
+const (
+	RunConfined   = "confined"
+	RunUnconfined = "unconfined"
+)
 
 // Scope is how far a person's answer reaches (Pepe's six answers).
 type Scope string
@@ -184,6 +249,11 @@ type Approval struct {
 	// record, narrowest first; the first is the default. An answer names
 	// the one chosen (AnswerRequest.Remember).
 	Remember []Remember `json:"remember,omitempty"`
+	// Runs are how the call can run once allowed, the first the default;
+	// empty when it runs as it is (no sandbox can hold it, or the agent's
+	// call cannot be rewritten). An allow names the one chosen
+	// (Answer.Runs), and the call runs so.
+	Runs []RunChoice `json:"runs,omitempty"`
 }
 
 // EffectInfo is one thing a call does, for people.
@@ -259,6 +329,9 @@ type Answer struct {
 	// records: one of the approval's Remember, "" for its first (the
 	// narrowest). Anything not offered is refused.
 	Remember string `json:"remember,omitempty"`
+	// Runs is how an allowed call runs: one of the approval's Runs, ""
+	// for its first. Anything not offered is refused.
+	Runs string `json:"runs,omitempty"`
 }
 
 // AnswerResult says, per id, whether the answer landed.

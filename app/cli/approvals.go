@@ -89,6 +89,13 @@ func printApproval(w io.Writer, a api.Approval) {
 		why += " [rule " + a.Rule + " at " + a.Source + "]"
 	}
 	fmt.Fprintf(w, "      why: %s (%s)\n", why, a.Layer)
+	for i, r := range a.Runs {
+		if i == 0 {
+			fmt.Fprintf(w, "      runs: %s\n", r.Text)
+		} else {
+			fmt.Fprintf(w, "      or (allow %s [scope] %s): %s\n", a.ID, r.ID, r.Text)
+		}
+	}
 }
 
 // watchApprovals attaches this terminal as an approver: it prints each
@@ -98,7 +105,7 @@ func watchApprovals(ctx context.Context, e *Env, c *api.Client) error {
 	shown := map[string]api.Approval{}
 	fmt.Fprintln(e.Stdout, "agate: watching for calls that need a person (Ctrl-C to stop).")
 	fmt.Fprintln(e.Stdout, "answer: y (allow all once), n (deny all), 1,3 (allow those once, deny the rest),")
-	fmt.Fprintln(e.Stdout, "        s (allow all for the session), or `allow ID [scope] [reason]` / `deny ID [reason]`")
+	fmt.Fprintln(e.Stdout, "        s (allow all for the session), or `allow ID [scope] [confined|unconfined] [reason]` / `deny ID [reason]`")
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(e.Stdin)
@@ -219,6 +226,9 @@ func parseTerminalAnswer(line string, pending []string) ([]*api.AnswerRequest, e
 				r.Scope, rest = sc, rest[1:]
 			}
 		}
+		if len(rest) > 0 && (rest[0] == api.RunConfined || rest[0] == api.RunUnconfined) {
+			r.Runs, rest = rest[0], rest[1:]
+		}
 		r.Reason = strings.Join(rest, " ")
 		return []*api.AnswerRequest{r}, nil
 	case "deny":
@@ -265,6 +275,7 @@ func cmdApprove(ctx context.Context, e *Env, args []string) error {
 	decision := fs.String("decision", "", "allow or deny (required)")
 	scope := fs.String("scope", "once", "for allow: once, this_run, session, session_any or always")
 	reason := fs.String("reason", "", "why, for the audit log")
+	runs := fs.String("runs", "", "for allow: how the call runs, "+api.RunConfined+" or "+api.RunUnconfined+" (default: the first `agate approvals` shows)")
 	ids, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -285,11 +296,14 @@ func cmdApprove(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	if *runs != "" && *runs != api.RunConfined && *runs != api.RunUnconfined {
+		return usagef("--runs must be %s or %s", api.RunConfined, api.RunUnconfined)
+	}
 	paths, err := cf.paths()
 	if err != nil {
 		return usageErr(err)
 	}
-	res, err := (&api.Client{Socket: paths.Socket}).Answer(ctx, &api.AnswerRequest{IDs: ids, Answer: api.Answer{Decision: v, Scope: sc, Reason: *reason, Via: "terminal"}})
+	res, err := (&api.Client{Socket: paths.Socket}).Answer(ctx, &api.AnswerRequest{IDs: ids, Answer: api.Answer{Decision: v, Scope: sc, Reason: *reason, Via: "terminal", Runs: *runs}})
 	if err != nil {
 		return err
 	}

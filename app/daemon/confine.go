@@ -11,6 +11,7 @@ import (
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/policy"
+	"github.com/agatehq/agate/policy/shellquote"
 	"github.com/agatehq/agate/sandbox"
 )
 
@@ -109,4 +110,18 @@ func (d *Daemon) ConfineUnasked(ctx context.Context) (works bool, state string) 
 		diag = d.kernelSandbox(ctx)
 	}
 	return machine.ConfineUnaskedState(cfg, runtime.GOOS, diag)
+}
+
+// confinedCommand returns the command a line the hook rewrote a call to
+// runs confined (the last word of `BIN sandbox ... -- bash -c COMMAND`,
+// BIN an absolute path: confine.Shell's form), and whether line is such a
+// line: what an agent that gives calls no id reports it ran.
+func confinedCommand(line string) (string, bool) {
+	words, ok := shellquote.Split(line)
+	n := len(words)
+	if !ok || n < 6 || !filepath.IsAbs(words[0]) || words[1] != "sandbox" ||
+		words[n-4] != "--" || words[n-3] != "bash" || words[n-2] != "-c" {
+		return "", false
+	}
+	return words[n-1], true
 }

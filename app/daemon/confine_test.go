@@ -55,3 +55,25 @@ func TestSandboxIsTheDaemonsToSay(t *testing.T) {
 		})
 	}
 }
+
+// TestConfinedCommand: the command inside a line the hook rewrote a call
+// to comes back whole; a line of another form is not one.
+func TestConfinedCommand(t *testing.T) {
+	for line, want := range map[string]string{
+		`/usr/bin/agate sandbox --strict --work /w -- bash -c 'npm test'`:                    "npm test",
+		`'/opt/a b/agate' sandbox --strict --work '/w x' --net -- bash -c 'echo '\''hi'\'''`: "echo 'hi'",
+		`/usr/bin/agate sandbox --work /w -- bash -c $'a\nb'`:                                "a\nb",
+	} {
+		if got, ok := confinedCommand(line); !ok || got != want {
+			t.Errorf("%s: %q, %v; want %q", line, got, ok, want)
+		}
+	}
+	for _, line := range []string{"npm test", "agate sandbox --work /w -- bash -c x", "/usr/bin/agate sandbox -- bash -c x; rm -rf ~",
+		"/usr/bin/agate sandbox --work /w -- bash -c x > out", "X=1 /usr/bin/agate sandbox --work /w -- bash -c x",
+		"/usr/bin/agate run --work /w -- bash -c x", `/usr/bin/agate sandbox --work /w -- bash -c "$(id)"`,
+		"/usr/bin/agate sandbox --work /w -- sh -c x", "(", ""} {
+		if got, ok := confinedCommand(line); ok {
+			t.Errorf("%q: %q, want not a rewritten line", line, got)
+		}
+	}
+}

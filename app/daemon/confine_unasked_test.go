@@ -2,13 +2,11 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/hooks/confine"
 	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/policy"
 )
@@ -92,24 +90,11 @@ func TestConfineUnasked(t *testing.T) {
 		t.Errorf("after a confined run: %s, sandbox %v", resp.Decision, resp.Sandbox)
 	}
 	// Gemini CLI gives calls no id: its AfterTool reports the command it
-	// ran, the line the hook rewrote it to, and the failure is the
-	// command's. A command of the model's own that only looks like one
-	// settles nothing.
-	resp := call("gemini", "go vet ./...", "")
-	in, err := json.Marshal(map[string]string{"command": "go vet ./..."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rewritten, err := confine.Shell(in, confine.Sandbox{Bin: "/usr/bin/agate", Work: resp.Confine.Work, ReadOnly: resp.Confine.ReadOnly,
-		Cache: resp.Confine.Cache, Strict: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var args map[string]any
-	if err := json.Unmarshal(rewritten, &args); err != nil {
-		t.Fatal(err)
-	}
-	out, err := client.Outcome(ctx, &api.OutcomeRequest{Agent: "gemini", Session: "s1", Tool: "run_shell_command", Args: args,
+	// ran, the line the hook rewrote it to, and the failure is the command
+	// inside. A command of the model's own settles nothing.
+	call("gemini", "go vet ./...", "")
+	out, err := client.Outcome(ctx, &api.OutcomeRequest{Agent: "gemini", Session: "s1", Tool: "run_shell_command",
+		Args:    map[string]any{"command": "/usr/bin/agate sandbox --strict --work /home/dev/project -- bash -c 'go vet ./...'"},
 		Outcome: api.OutcomeFailed, Event: "AfterTool"})
 	if err != nil || out.Confined == "" || !strings.Contains(out.Note, "asks the person") {
 		t.Fatalf("gemini's confined failure: %+v, %v", out, err)
@@ -140,5 +125,58 @@ func TestConfineUnaskedOff(t *testing.T) {
 	resp, err := client.Decide(context.Background(), apptest.Call("Bash", "ls -la"))
 	if err != nil || resp.Decision != policy.Allow || resp.Sandbox || resp.Confine != nil {
 		t.Fatalf("%+v %v", resp, err)
+	}
+}
+
+// TestApprovedRunsAsShown: a shell call that asks is offered to run
+// confined to what it was judged to need (the network, the paths it
+// writes) or not, confined first; the person's allow runs it as they
+// chose; a call the sandbox cannot hold (a secret read) offers nothing
+// and runs as it is; a choice not offered is a deny.
+func TestApprovedRunsAsShown(t *testing.T) {
+	ctx := context.Background()
+	d, client := startDaemon(t, apptest.Paths(t, ""))
+	needKernelSandbox(t, d)
+	pr := &apptest.Prompter{Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce}}
+	d.SetPrompter(pr, "tray")
+	call := func(command string) *api.DecideResponse {
+		t.Helper()
+		r := apptest.Call("Bash", command)
+		r.Agent, r.Workspace = "claude-code", "/home/dev/project"
+		resp, err := client.Decide(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	curl := "curl -fsS https://example.org/x -o page.html"
+	resp := call(curl)
+	asked := pr.Asked()
+	if len(asked) != 1 || len(asked[0].Runs) != 2 || asked[0].Runs[0].ID != api.RunConfined || asked[0].Runs[1].ID != api.RunUnconfined {
+		t.Fatalf("offered %+v", asked)
+	}
+	if resp.Decision != policy.Allow || !resp.Sandbox || resp.Confine == nil || !resp.Confine.Net || resp.Confine.ReadOnly {
+		t.Fatalf("allowed as shown, confined with the network and the project writable: %+v", resp)
+	}
+	if !strings.Contains(asked[0].Runs[0].Text, "with the network") {
+		t.Errorf("the popup said %q", asked[0].Runs[0].Text)
+	}
+
+	pr.SetAnswer(api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce, Runs: api.RunUnconfined})
+	if resp := call(curl); resp.Decision != policy.Allow || resp.Sandbox || resp.Confine != nil {
+		t.Errorf("chosen unconfined: %+v", resp)
+	}
+
+	pr.SetAnswer(api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce})
+	if resp := call("cat ~/.aws/credentials"); resp.Decision != policy.Allow || resp.Sandbox {
+		t.Errorf("a secret read: %+v", resp)
+	}
+	if last := pr.Asked(); len(last[len(last)-1].Runs) != 0 {
+		t.Errorf("a secret read offered %+v", last[len(last)-1].Runs)
+	}
+
+	pr.SetAnswer(api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce, Runs: "in-a-vm"})
+	if resp := call(curl); resp.Decision != policy.Deny {
+		t.Errorf("a choice not offered: %+v", resp)
 	}
 }

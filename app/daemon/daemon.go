@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +19,6 @@ import (
 	"github.com/agatehq/agate/app/files/audit"
 	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/app/files/grants"
-	"github.com/agatehq/agate/app/hooks/confine"
 	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/app/mcp/pins"
 	"github.com/agatehq/agate/app/osutil"
@@ -412,6 +412,26 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	if dec.Rule != nil {
 		a.Rule, a.Source = dec.Rule.Text, dec.Rule.Source
 	}
+	// How it runs once allowed: confined to what it was judged to need
+	// (the network, the paths it writes), or not, as the person chooses;
+	// the first choice is the default, the unconfined one when it failed
+	// confined a moment ago.
+	var approved *api.Confinement
+	if !resp.Sandbox && dec.Approved.Possible && d.confinesUnasked(cfg, r) {
+		approved = confinementFor(r, dec.Approved)
+		approved.Net = dec.Approved.Net
+		approved.Writable = bindable(approved.Writable)
+	}
+	if approved != nil && approved.Writable != nil {
+		confined := api.RunChoice{ID: api.RunConfined, Text: "Confined: " + approved.Brief()}
+		unconfined := api.RunChoice{ID: api.RunUnconfined, Text: "Not confined: with all your rights"}
+		if d.sessions.failedConfined(r.Agent, r.Session, commandOf(r.Args), time.Now()) {
+			unconfined.Text += " (it failed confined a moment ago)"
+			a.Runs = []api.RunChoice{unconfined, confined}
+		} else {
+			a.Runs = []api.RunChoice{confined, unconfined}
+		}
+	}
 	p, err := d.broker.submit(a, cfg.ApprovalTimeout())
 	if err != nil {
 		resp.Decision, resp.By = policy.Deny, api.ByOverflow
@@ -421,7 +441,7 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	resp.ApprovalID = p.ID
 	req := *rec
 	req.Event, req.ApprovalID, req.Decision, req.By = "approval.requested", p.ID, "ask", ""
-	req.Shown = &audit.Shown{Why: a.Why, Commands: a.Commands, Effects: a.Effects, Impact: a.Impact, Remember: a.Remember}
+	req.Shown = &audit.Shown{Why: a.Why, Commands: a.Commands, Effects: a.Effects, Impact: a.Impact, Remember: a.Remember, Runs: a.Runs}
 	if err := d.audit.Append(ctx, &req); err != nil {
 		d.broker.settle(p.ID, outcome{Answer: api.Answer{Decision: policy.Deny}, by: api.ByShutdown})
 		return nil, fmt.Errorf("audit log: %w", err)
@@ -454,6 +474,10 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	if o.Decision == policy.Allow {
 		resp.Decision, resp.Scope = policy.Allow, o.Scope
 		resp.Reason = "a person allowed it (" + string(o.Scope) + "): " + dec.Reason
+		if runsConfined(a.Runs, o.Runs) {
+			resp.Sandbox, resp.Confine = true, approved
+			d.sessions.confinedCall(r.Agent, r.Session, r.ToolUseID, commandOf(r.Args), approved.Describe(), time.Now())
+		}
 	} else {
 		resp.Decision, resp.Scope = policy.Deny, api.ScopeDeny
 		switch o.by {
@@ -517,12 +541,12 @@ func (d *Daemon) finish(ctx context.Context, r *api.DecideRequest, rec *audit.Re
 }
 
 // rewritable reports whether agate can rewrite the call to run confined
-// (confine.Rewrites: Claude Code's Bash, Gemini CLI's run_shell_command,
+// (api.Rewritable: Claude Code's Bash, Gemini CLI's run_shell_command,
 // Codex's Bash). Codex's PermissionRequest (Reasks) cannot be rewritten,
 // nor a call the agent runs in a sandbox of its own that agate's cannot
 // start within (AgentSandbox): they are judged as without confinement.
 func rewritable(r *api.DecideRequest) bool {
-	return confine.Rewrites(r.Agent, r.Tool) && !r.Reasks && r.AgentSandbox == ""
+	return api.Rewritable(r.Agent, r.Tool) && !r.Reasks && r.AgentSandbox == ""
 }
 
 // remembers returns the grants an allow at scope leaves in force: none for
@@ -577,6 +601,42 @@ func (d *Daemon) remember(r *api.DecideRequest, snap snapshot, scope api.Scope, 
 	}
 }
 
+// bindable returns the paths the sandbox can make writable for a call
+// that writes ws: each path that is there, or, for one that is not yet,
+// its folder; nil (no confinement can hold the call) when a folder is
+// not there either, or is the root or the home folder. An empty ws is an
+// empty, non-nil list.
+func bindable(ws []string) []string {
+	out := []string{}
+	home, _ := os.UserHomeDir()
+	for _, w := range ws {
+		if _, err := os.Lstat(w); err == nil {
+			out = append(out, w)
+			continue
+		}
+		dir := filepath.Dir(w)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() || dir == "/" || dir == home {
+			return nil
+		}
+		if !slices.Contains(out, dir) {
+			out = append(out, dir)
+		}
+	}
+	return out
+}
+
+// runsConfined reports whether an allow that chose choice ("" for the
+// first) of the runs offered runs confined.
+func runsConfined(runs []api.RunChoice, choice string) bool {
+	if len(runs) == 0 {
+		return false
+	}
+	if choice == "" {
+		choice = runs[0].ID
+	}
+	return choice == api.RunConfined
+}
+
 // api.Answer answers a waiting approval, as a person would in the tray or a
 // terminal. It reports whether the approval was still waiting.
 func (d *Daemon) Answer(id string, a api.Answer) bool { return d.answer(id, a) }
@@ -587,16 +647,21 @@ func (d *Daemon) answer(id string, a api.Answer) bool {
 	} else if a.Scope == "" || a.Scope == api.ScopeDeny {
 		a.Scope = api.ScopeOnce
 	}
-	if a.Remember != "" {
-		// Only what the popup offered may be remembered: an answer naming
-		// anything else is refused, and the call denied.
+	if a.Remember != "" || a.Runs != "" {
+		// Only what the popup offered may be remembered, or chosen as how
+		// the call runs: an answer naming anything else is refused, and
+		// the call denied.
 		ap, ok := d.broker.get(id)
 		if !ok {
 			return false
 		}
-		if !offered(ap.Remember, a.Remember) {
+		switch {
+		case a.Remember != "" && !offered(ap.Remember, a.Remember):
 			a = api.Answer{Decision: policy.Deny, Scope: api.ScopeDeny, Via: a.Via,
 				Reason: "the answer would remember " + a.Remember + ", which was not offered"}
+		case a.Runs != "" && !slices.ContainsFunc(ap.Runs, func(c api.RunChoice) bool { return c.ID == a.Runs }):
+			a = api.Answer{Decision: policy.Deny, Scope: api.ScopeDeny, Via: a.Via,
+				Reason: "the answer would run the call " + a.Runs + ", which was not offered"}
 		}
 	}
 	if a.Scope == api.ScopeRun {

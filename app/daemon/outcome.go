@@ -9,7 +9,6 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/files/audit"
-	"github.com/agatehq/agate/app/hooks/confine"
 )
 
 // When nobody agate can reach is there to ask, an ask is handed to the
@@ -128,7 +127,7 @@ func (d *Daemon) Outcome(ctx context.Context, o *api.OutcomeRequest) (*api.Outco
 		if key == "" {
 			// An agent that gives calls no id reports the command it ran:
 			// for a confined call, the line the hook rewrote it to.
-			if cmd, ok := confine.Original(commandOf(o.Args)); ok {
+			if cmd, ok := confinedCommand(commandOf(o.Args)); ok {
 				key = confinedKey("", cmd)
 			}
 		}

@@ -8,10 +8,11 @@
 // Below it, one folder a concern:
 //
 //	agents      the one table of the agents' adapters: Parse, Render, Neutral, Unreachable
-//	claude      Claude Code's protocol (and its Bash calls rewritten to run confined)
+//	claude      Claude Code's protocol
 //	gemini      Gemini CLI's protocol
 //	cursor      Cursor's protocol
 //	codex       Codex CLI's protocol
+//	confine     a shell call rewritten to run under agate sandbox, and read back
 //	runner      one hook call: stdin, the daemon, stdout, exit 0 or 2, whatever happens
 //	agate-hook  the lean binary agents run per call: the runner and nothing else
 //	settings    agate's hooks in the agents' settings files, and the formats' editors

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -75,4 +76,78 @@ func join(words []string, quote func(string) (string, error)) (string, error) {
 		b.WriteString(q)
 	}
 	return b.String(), nil
+}
+
+// Split reads line as bash would read a command of plain words, the
+// inverse of Join: each word unquoted. It reports false for a line that
+// is not one such command: an expansion, a redirection, an assignment,
+// more than one command, or a line that does not parse.
+func Split(line string) ([]string, bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil, false
+	}
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(st.Redirs) > 0 || st.Background || st.Negated || st.Coprocess {
+		return nil, false
+	}
+	words := make([]string, 0, len(call.Args))
+	for _, w := range call.Args {
+		var b strings.Builder
+		for _, part := range w.Parts {
+			switch p := part.(type) {
+			case *syntax.Lit:
+				// Outside quotes a backslash escapes the character after it,
+				// and a backslash-newline is nothing.
+				for i := 0; i < len(p.Value); i++ {
+					c := p.Value[i]
+					if c == '\\' && i+1 < len(p.Value) {
+						i++
+						if c = p.Value[i]; c == '\n' {
+							continue
+						}
+					}
+					b.WriteByte(c)
+				}
+			case *syntax.SglQuoted:
+				if !p.Dollar {
+					b.WriteString(p.Value)
+					continue
+				}
+				s, err := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{p}})
+				if err != nil {
+					return nil, false
+				}
+				b.WriteString(s)
+			case *syntax.DblQuoted:
+				// Only text: inside double quotes a backslash escapes $, `,
+				// ", \ and a newline, and is itself elsewhere.
+				if p.Dollar {
+					return nil, false
+				}
+				for _, dp := range p.Parts {
+					lit, ok := dp.(*syntax.Lit)
+					if !ok {
+						return nil, false
+					}
+					v := lit.Value
+					for i := 0; i < len(v); i++ {
+						c := v[i]
+						if c == '\\' && i+1 < len(v) && strings.IndexByte("$`\"\\\n", v[i+1]) >= 0 {
+							i++
+							if c = v[i]; c == '\n' {
+								continue
+							}
+						}
+						b.WriteByte(c)
+					}
+				}
+			default:
+				return nil, false // $x, $(...), "$x": not a plain word
+			}
+		}
+		words = append(words, b.String())
+	}
+	return words, true
 }

@@ -3,6 +3,7 @@ package shellquote
 import (
 	"errors"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -123,5 +124,42 @@ func FuzzQuote(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, w string) {
 		check(t, shells(t), w)
+	})
+}
+
+// TestSplit: what Join writes, Split reads back; a line that is not a
+// command of plain words is refused, and a backslash outside quotes
+// escapes as bash has it.
+func TestSplit(t *testing.T) {
+	line, err := Join(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := Split(line); !ok || !slices.Equal(got, words) {
+		t.Errorf("Split(Join(words)) = %q, %v", got, ok)
+	}
+	if got, ok := Split(`a\ b 'c'\''d' e` + "\\\nf"); !ok || !slices.Equal(got, []string{"a b", "c'd", "ef"}) {
+		t.Errorf("escapes: %q, %v", got, ok)
+	}
+	for _, bad := range []string{"a; b", "a | b", "a > f", "X=1 a", `a "$x"`, "a $(b)", "a `b`", "(a)", "a &", "", "'"} {
+		if got, ok := Split(bad); ok {
+			t.Errorf("Split(%q) = %q, want refused", bad, got)
+		}
+	}
+}
+
+// FuzzSplit: any words Join writes come back from Split as they were.
+func FuzzSplit(f *testing.F) {
+	for _, w := range words {
+		f.Add(w, "x")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		line, err := Join([]string{a, b})
+		if err != nil {
+			return
+		}
+		if got, ok := Split(line); !ok || !slices.Equal(got, []string{a, b}) {
+			t.Fatalf("Split(%q) = %q, %v; want %q", line, got, ok, []string{a, b})
+		}
 	})
 }

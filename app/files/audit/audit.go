@@ -73,6 +73,7 @@ type Shown struct {
 	Effects  []api.EffectInfo  `json:"effects,omitempty"`
 	Impact   *api.Impact       `json:"impact,omitempty"`
 	Remember []api.Remember    `json:"remember,omitempty"`
+	Runs     []api.RunChoice   `json:"runs,omitempty"` // how it could run once allowed, the first the default
 }
 
 // Log is the durable, append-only log of every decision. Append

@@ -1,8 +1,8 @@
-// Package confine is how a shell call an agent makes is rewritten to run
-// under `agate sandbox`, with the profile the daemon judged for it, and
-// read back: Rewrites says which agents' tools can be rewritten (the
-// agent runs the command the hook hands back), Shell rewrites a call's
-// input, and Original finds the command inside a rewritten one.
+// Package confine is how the hook rewrites a shell call an agent makes to
+// run under `agate sandbox`, with the profile the daemon judged for it
+// (api.Rewritable says which agents' tools can be rewritten): Shell
+// rewrites a call's input. The daemon reads such a line back
+// (daemon.confinedCommand) where an agent reports the command it ran.
 //
 // The rewrite is the whole of the confinement: the agent runs the line
 // Shell writes, which names agate's binary by its absolute path and
@@ -17,60 +17,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
-	"github.com/agatehq/agate/app/hooks"
 	"github.com/agatehq/agate/app/hooks/internal/hookjson"
 	"github.com/agatehq/agate/policy/shellquote"
-	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/syntax"
 )
-
-// Rewrites reports whether agate can rewrite agent's calls of tool so
-// that they run confined: Claude Code's Bash (PreToolUse's updatedInput
-// replaces the input), Gemini CLI's run_shell_command (BeforeTool's
-// hookSpecificOutput.tool_input) and Codex's Bash (PreToolUse's
-// updatedInput, the one allow it takes).
-func Rewrites(agent, tool string) bool {
-	switch agent {
-	case hooks.ClaudeCode:
-		return tool == "Bash"
-	case hooks.Gemini:
-		return tool == "run_shell_command"
-	case hooks.Codex:
-		return tool == "Bash"
-	}
-	return false
-}
-
-// Original returns the command a line Shell wrote runs confined (the
-// last word of `BIN sandbox ... -- bash -c COMMAND`, BIN an absolute
-// path), and whether line is such a line.
-func Original(line string) (string, bool) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
-	if err != nil || len(f.Stmts) != 1 {
-		return "", false
-	}
-	st := f.Stmts[0]
-	call, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Assigns) > 0 || len(st.Redirs) > 0 || st.Background || st.Negated {
-		return "", false
-	}
-	words := make([]string, 0, len(call.Args))
-	for _, w := range call.Args {
-		s, err := expand.Literal(nil, w)
-		if err != nil {
-			return "", false
-		}
-		words = append(words, s)
-	}
-	n := len(words)
-	if n < 6 || !filepath.IsAbs(words[0]) || words[1] != "sandbox" ||
-		words[n-4] != "--" || words[n-3] != "bash" || words[n-2] != "-c" {
-		return "", false
-	}
-	return words[n-1], true
-}
 
 // Sandbox says how Shell confines a command: the flags of `agate
 // sandbox`.
@@ -85,12 +35,14 @@ type Sandbox struct {
 	// Strict passes --strict: the profile is the command line's alone,
 	// fail-closed, in the OS's own sandbox only.
 	Strict bool
+	// Net passes --net: the network open (a call a person allowed so).
+	Net bool
 }
 
 // Shell rewrites the tool_input of an allowed shell call (one Rewrites
 // names) so that its command runs confined:
 //
-//	BIN sandbox [--strict] [--config FILE] --work DIR [--read-only] [--cwd DIR] [--rw PATH]... -- bash -c 'COMMAND'
+//	BIN sandbox [--strict] [--config FILE] --work DIR [--read-only] [--net] [--cwd DIR] [--cache DIR] [--rw PATH]... -- bash -c 'COMMAND'
 //
 // Every other field of input (description, timeout, run_in_background,
 // dir_path, ...) is kept as it was, in its place, because Claude Code's
@@ -125,6 +77,9 @@ func Shell(input []byte, s Sandbox) ([]byte, error) {
 	words = append(words, "--work", s.Work)
 	if s.ReadOnly {
 		words = append(words, "--read-only")
+	}
+	if s.Net {
+		words = append(words, "--net")
 	}
 	if s.Cwd != "" && s.Cwd != s.Work {
 		words = append(words, "--cwd", s.Cwd)

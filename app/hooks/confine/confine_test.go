@@ -6,11 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agatehq/agate/app/hooks/claude"
 	"github.com/agatehq/agate/app/internal/apptest"
+	"github.com/agatehq/agate/policy/shellquote"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -173,5 +175,30 @@ func FuzzShell(f *testing.F) {
 		if words[len(words)-1] != cmd {
 			t.Fatalf("sandboxed command %q, want %q", words[len(words)-1], cmd)
 		}
+		if got, ok := shellquote.Split(in["command"].(string)); !ok || got[len(got)-1] != cmd {
+			t.Fatalf("Split = %q, %v; want the last word %q", got, ok, cmd)
+		}
 	})
+}
+
+// TestShellReadsBack: the line Shell writes reads back, as plain words
+// (shellquote.Split, how the daemon finds the command in it), to the
+// sandbox's words with the command whole as the last.
+func TestShellReadsBack(t *testing.T) {
+	for _, cmd := range []string{"npm test", "echo 'a b' \"$HOME\" && x=1; y", "printf '%s\\n' é\n\tz", "-- bash -c x"} {
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		out, err := Shell(in, Sandbox{Bin: "/opt/agate dir/agate", Work: "/w -- bash -c 'x'", Net: true, Strict: true, Writable: []string{"/tmp/a b"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]string
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatal(err)
+		}
+		words, ok := shellquote.Split(v["command"])
+		want := []string{"/opt/agate dir/agate", "sandbox", "--strict", "--work", "/w -- bash -c 'x'", "--net", "--rw", "/tmp/a b", "--", "bash", "-c", cmd}
+		if !ok || !slices.Equal(words, want) {
+			t.Errorf("%q: read back %q, %v; want %q", cmd, words, ok, want)
+		}
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/agatehq/agate/app/hooks"
@@ -45,9 +44,18 @@ type geminiResponse struct {
 	Error      json.RawMessage `json:"error"`
 }
 
-// exitCode is how Gemini CLI's shell tool tells the model a command
-// failed: a line "Exit Code: N" in what the model reads.
-var exitCode = regexp.MustCompile(`(?m)^Exit Code: [1-9][0-9]*$`)
+// failedExit reports whether text, what Gemini CLI's shell tool tells
+// the model, has the line it writes for a command that failed: "Exit
+// Code: N", N not 0.
+func failedExit(text string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		n, ok := strings.CutPrefix(strings.TrimSuffix(line, "\r"), "Exit Code: ")
+		if ok && n != "" && n != "0" && strings.Trim(n, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
 
 // shellFailed reports whether an AfterTool's tool_response says the shell
 // command failed: an error, or an exit code other than 0.
@@ -61,9 +69,9 @@ func shellFailed(raw json.RawMessage) bool {
 	}
 	var text string
 	if json.Unmarshal(r.LLMContent, &text) == nil {
-		return exitCode.MatchString(text)
+		return failedExit(text)
 	}
-	return exitCode.Match(r.LLMContent)
+	return failedExit(string(r.LLMContent))
 }
 
 // geminiMCP is the part of mcp_context agate reads.

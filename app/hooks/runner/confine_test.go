@@ -92,7 +92,13 @@ func TestConfinedForReal(t *testing.T) {
 		return cmd, string(b)
 	}
 
-	if cmd, out := run("ln -s ../.config/gh/hosts.yml k && cat k"); strings.Contains(out, "CANARY") || !strings.Contains(out, "Permission denied") {
+	// A link to a credential store in the project, read by a name agate
+	// cannot tell before it runs: it runs confined read-only, and the
+	// sandbox meets the store.
+	if err := os.Symlink("../.config/gh/hosts.yml", filepath.Join(project, "k")); err != nil {
+		t.Fatal(err)
+	}
+	if cmd, out := run(`cat "$(printf k)"`); strings.Contains(out, "CANARY") || !strings.Contains(out, "Permission denied") {
 		t.Errorf("a link to a credential store read %q\n(%s)", out, cmd)
 	}
 	if cmd, out := run("cat README.md > copy.md; ls"); strings.Contains(cmd, "--read-only") {

@@ -25,10 +25,11 @@ func (r *hookRun) sendOutcome(ctx context.Context) string {
 	if ev.Outcome == "" || ev.Session == "" {
 		return ""
 	}
-	res, err := r.client.Outcome(ctx, &api.OutcomeRequest{
+	req := &api.OutcomeRequest{
 		Agent: ev.Agent, Session: ev.Session, ToolUseID: ev.ToolUseID, Tool: ev.Tool, Args: ev.Args,
 		Outcome: ev.Outcome, Event: ev.Name, Reason: ev.OutcomeReason,
-	})
+	}
+	res, err := r.client.Outcome(ctx, req)
 	if err != nil && !errors.Is(err, api.ErrDaemonDown) && !errors.Is(err, api.ErrNotFound) {
 		fmt.Fprintf(r.stderr, "agate: could not record what became of the call (%s): %v\n", ev.Name, err)
 	}

@@ -301,7 +301,7 @@ func (r *hookRun) failure(ctx context.Context, err error, tail string) string {
 func (r *hookRun) confined(a hooks.Answer, c *api.Confinement) hooks.Answer {
 	ev := r.ev
 	var err error
-	if !confine.Rewrites(ev.Agent, ev.Tool) {
+	if !api.Rewritable(ev.Agent, ev.Tool) {
 		err = fmt.Errorf("agate cannot rewrite %s's %s calls", ev.Agent, ev.Tool)
 	} else {
 		var bin string
@@ -309,12 +309,16 @@ func (r *hookRun) confined(a hooks.Answer, c *api.Confinement) hooks.Answer {
 			sb := confine.Sandbox{Bin: bin, Config: r.configFlag}
 			if c != nil {
 				// The paths are the daemon's judgment, never the call's own.
-				sb.Work, sb.ReadOnly, sb.Writable, sb.Cache, sb.Strict = c.Work, c.ReadOnly, c.Writable, c.Cache, true
+				sb.Work, sb.ReadOnly, sb.Writable, sb.Cache, sb.Net, sb.Strict = c.Work, c.ReadOnly, c.Writable, c.Cache, c.Net, true
 				if ev.Cwd != "" && filepath.IsAbs(ev.Cwd) {
 					sb.Cwd = ev.Cwd // where the agent's shell is: not made writable
 				}
 				a.Context = "agate runs this command " + c.Describe() + " (" + c.Why +
 					"). A read of a credential there fails with \"permission denied\"; if it needs the network or a write outside, it fails, and running it again asks the person."
+				if c.Net {
+					a.Context = "agate runs this command " + c.Describe() + ", as the person allowed it (" + c.Why +
+						"). A read of a credential there fails with \"permission denied\", and so does a write outside what is writable."
+				}
 			} else {
 				sb.Work = ev.Workspace
 				if sb.Work == "" {
