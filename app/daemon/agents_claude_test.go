@@ -187,7 +187,7 @@ func TestClaudeConfined(t *testing.T) {
 	}()
 	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	c := newClaudeWorld(t,
-		agenttest.Call("Bash", map[string]any{"command": "ln -s ../home/.aws/credentials k && cat k", "description": "read it"}),
+		agenttest.Call("Bash", map[string]any{"command": "cat \"$(printf k)\"", "description": "read it"}),
 		agenttest.Call("Bash", map[string]any{"command": "sh run_tests.sh", "description": "test"}),
 		agenttest.Call("Bash", map[string]any{"command": "go test ./...", "description": "go test"}),
 		agenttest.Say("done"))
@@ -197,6 +197,12 @@ func TestClaudeConfined(t *testing.T) {
 		t.Skip("no go here")
 	}
 	agenttest.WriteFile(t, filepath.Join(c.h.Home, ".aws", "credentials"), []byte("[default]\naws_secret_access_key = CANARY_aws_51c0\n"))
+	// The project holds a link, named by a path agate cannot know
+	// before it runs: judged an unnamed read, it runs confined and
+	// must meet the sandbox, not the store.
+	if err := os.Symlink("../home/.aws/credentials", filepath.Join(c.h.Work, "k")); err != nil {
+		t.Fatal(err)
+	}
 	agenttest.WriteFile(t, filepath.Join(c.h.Work, "run_tests.sh"), []byte("(exec 3<>/dev/tcp/127.0.0.1/"+port+") 2>/dev/null && echo REACHED || echo NO-NETWORK\n"))
 	agenttest.WriteFile(t, filepath.Join(c.h.Work, "go.mod"), []byte("module m\ngo 1.21\n"))
 	agenttest.WriteFile(t, filepath.Join(c.h.Work, "m_test.go"), []byte("package m\nimport \"testing\"\nfunc TestM(t *testing.T) {}\n"))

@@ -534,7 +534,7 @@ func TestCodexConfined(t *testing.T) {
 			}()
 			port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 			c := newCodexWorld(t, "",
-				agenttest.Call("exec_command", map[string]any{"cmd": "ln -s ../home/.aws/credentials k && cat k"}),
+				agenttest.Call("exec_command", map[string]any{"cmd": "cat \"$(printf k)\""}),
 				agenttest.Call("exec_command", map[string]any{"cmd": "sh run_tests.sh"}),
 				agenttest.Call("exec_command", map[string]any{"cmd": "go test ./..."}),
 				agenttest.Say("done"))
@@ -543,6 +543,12 @@ func TestCodexConfined(t *testing.T) {
 				t.Skip("no go here")
 			}
 			agenttest.WriteFile(t, filepath.Join(c.h.Home, ".aws", "credentials"), []byte("[default]\naws_secret_access_key = CANARY_aws_51c0\n"))
+			// The project holds a link, named by a path agate cannot know
+			// before it runs: judged an unnamed read, it runs confined and
+			// must meet the sandbox, not the store.
+			if err := os.Symlink("../home/.aws/credentials", filepath.Join(c.h.Work, "k")); err != nil {
+				t.Fatal(err)
+			}
 			agenttest.WriteFile(t, filepath.Join(c.h.Work, "run_tests.sh"), []byte(
 				"(exec 3<>/dev/tcp/127.0.0.1/"+port+") 2>/dev/null && echo REACHED || echo NO-NETWORK\n"))
 			agenttest.WriteFile(t, filepath.Join(c.h.Work, "go.mod"), []byte("module m\ngo 1.21\n"))
@@ -571,7 +577,7 @@ func TestCodexConfined(t *testing.T) {
 				switch {
 				case nested && rec.Confined != "":
 					t.Errorf("%s: rewritten to run confined inside Codex's sandbox (%s)", rec.Subject, rec.Confined)
-				case nested && rec.Subject != "ln -s ../home/.aws/credentials k && cat k" && rec.Decision != "deny":
+				case nested && rec.Subject != "cat \"$(printf k)\"" && rec.Decision != "deny":
 					t.Errorf("%s: %s (%s): the project's code let through unasked in Codex's sandbox", rec.Subject, rec.Decision, rec.Reason)
 				case !nested && (rec.Decision != "allow" || rec.Confined == ""):
 					t.Errorf("%s: %s, confined %q (%s): want an allow, confined, no ask", rec.Subject, rec.Decision, rec.Confined, rec.Reason)

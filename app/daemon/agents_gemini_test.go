@@ -363,7 +363,7 @@ func TestGeminiConfined(t *testing.T) {
 	}()
 	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	g := newGeminiWorld(t, nil,
-		agenttest.Call("run_shell_command", map[string]any{"command": "ln -s ../home/.aws/credentials k && cat k", "description": "read it"}),
+		agenttest.Call("run_shell_command", map[string]any{"command": "cat \"$(printf k)\"", "description": "read it"}),
 		agenttest.Call("run_shell_command", map[string]any{"command": "sh run_tests.sh", "description": "test"}),
 		agenttest.Call("run_shell_command", map[string]any{"command": "go test ./...", "description": "go test"}),
 		agenttest.Say("done"))
@@ -372,6 +372,12 @@ func TestGeminiConfined(t *testing.T) {
 		t.Skip("no go here")
 	}
 	agenttest.WriteFile(t, filepath.Join(g.h.Home, ".aws", "credentials"), []byte("[default]\naws_secret_access_key = CANARY_aws_51c0\n"))
+	// The project holds a link, named by a path agate cannot know
+	// before it runs: judged an unnamed read, it runs confined and
+	// must meet the sandbox, not the store.
+	if err := os.Symlink("../home/.aws/credentials", filepath.Join(g.h.Work, "k")); err != nil {
+		t.Fatal(err)
+	}
 	agenttest.WriteFile(t, filepath.Join(g.h.Work, "run_tests.sh"), []byte(
 		"curl -sS -m 5 http://127.0.0.1:"+port+"/ >/dev/null 2>&1 && echo REACHED || echo NO-NETWORK\n"))
 	agenttest.WriteFile(t, filepath.Join(g.h.Work, "go.mod"), []byte("module m\ngo 1.21\n"))
