@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -107,6 +108,12 @@ func (pp *pathPattern) match(p, base string) bool {
 	return false
 }
 
+// ProtectedPaths returns the built-in list of paths whose writes ask (in
+// the form [auto] protected_paths takes). agate's sandbox keeps each that
+// exists read-only, so a command confined to a judgment that missed the
+// write meets the OS.
+func ProtectedPaths() []string { return slices.Clone(defaultProtected) }
+
 // defaultProtected are the writes that ask by default: eVi's list, and what
 // makes an agent or an editor run code or change its own rules.
 var defaultProtected = []string{
@@ -123,8 +130,18 @@ var defaultProtected = []string{
 	".git/hooks/", ".git/config", ".git/info/attributes", ".gitmodules", ".husky/",
 	// agents read their instructions from these: a write is a standing
 	// instruction to every later session
-	"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md", ".cursorrules", ".windsurfrules", ".clinerules",
-	".github/copilot-instructions.md", "~/.claude.json", "~/.config/claude/", "~/.aider.conf.yml",
+	"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENT.md", "GEMINI.md", "QWEN.md", "WARP.md", "CONVENTIONS.md", ".cursorrules", ".windsurfrules",
+	".clinerules", ".clinerules/", ".roorules", ".goosehints", ".rules", ".windsurf/", ".roo/", ".kiro/", ".amazonq/",
+	".continue/", ".zed/", ".junie/", ".qwen/", ".opencode/", "opencode.json", "opencode.jsonc", ".crush.json", "crush.json",
+	".aider.conf.yml", ".github/copilot-instructions.md", ".github/instructions/", ".github/prompts/", ".github/chatmodes/",
+	"~/.claude.json", "~/.config/claude/",
+	// what runs code on its own when the folder is opened, a commit is
+	// made or the shell enters it: dev containers, workspaces' tasks, git
+	// hook managers, mise's hooks and tasks, Python's start-up files, and
+	// CI, which runs with the repository's secrets
+	".devcontainer/", ".devcontainer.json", "*.code-workspace", ".pre-commit-config.yaml", "lefthook.yml",
+	".lefthook.yml", "lefthook-local.yml", ".lefthook/", "mise.toml", ".mise.toml", "mise.local.toml", ".mise/",
+	"~/.config/mise/", "*.pth", "sitecustomize.py", "usercustomize.py", ".github/workflows/", ".gitlab-ci.yml",
 	// what runs later, or on its own: cron, systemd and launchd units,
 	// autostart entries, programs on the PATH
 	"/etc/cron.d/", "/etc/cron.daily/", "/etc/cron.hourly/", "/etc/cron.weekly/", "/etc/cron.monthly/", "/etc/crontab",

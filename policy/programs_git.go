@@ -84,16 +84,60 @@ func gitHandler(c *cmdRun) {
 		for _, op := range c.ops {
 			if op.word == "." || c.has("-f", "--force") {
 				c.add(Effect{Kind: EffDelete, Path: c.base, What: "git checkout throws away uncommitted changes"})
-				break
+				return
 			}
 		}
-		if c.argsAfterDashDash() {
-			c.add(Effect{Kind: EffDelete, Path: c.base, What: "git checkout -- throws away uncommitted changes"})
+		paths := c.ops
+		if !c.argsAfterDashDash() && len(paths) > 0 && !looksLikePath(paths[0]) {
+			paths = paths[1:] // a branch or a commit, then the paths taken from it
 		}
+		gitOverwrites(c, "checkout", paths)
 	case "restore":
 		if !c.has("-S", "--staged") || c.has("-W", "--worktree") {
+			gitOverwrites(c, "restore", c.ops)
+		}
+	}
+}
+
+// looksLikePath reports whether a checkout operand before any "--" names
+// files rather than a branch or a commit: a literal word with a slash or a
+// dot in it that is not a revision (HEAD~1, main^, v1.2 with a ref's
+// characters only), or one not known until the command runs.
+func looksLikePath(op operand) bool {
+	if !op.lit {
+		return true
+	}
+	w := op.word
+	if strings.ContainsAny(w, "~^@:") {
+		return false
+	}
+	if strings.Contains(w, "/") || strings.HasPrefix(w, ".") {
+		return true
+	}
+	ext := path.Ext(w)
+	return ext != "" && strings.IndexFunc(ext[1:], func(r rune) bool { return r < '0' || r > '9' }) >= 0
+}
+
+// gitOverwrites records what git checkout and git restore do to the paths
+// they are given: each is overwritten with the committed copy, its
+// uncommitted changes lost, and written (so a path whose writes ask, a
+// folder's tasks or hooks among them, asks here too). None given: the
+// whole work tree.
+func gitOverwrites(c *cmdRun, sub string, paths []operand) {
+	if len(paths) == 0 {
+		if sub == "restore" {
 			c.add(Effect{Kind: EffDelete, Path: c.base, What: "git restore throws away uncommitted changes"})
 		}
+		return
+	}
+	for _, op := range paths {
+		p := ""
+		if op.lit {
+			p = c.abs(op.word)
+		}
+		what := "git " + sub + " overwrites " + op.word + " with the committed copy, throwing away its uncommitted changes"
+		c.add(Effect{Kind: EffDelete, Path: p, What: what})
+		c.add(Effect{Kind: EffWrite, Path: p, What: what})
 	}
 }
 

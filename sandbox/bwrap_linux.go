@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"syscall"
 )
@@ -55,8 +56,16 @@ func bwrapArgs(p *plan) []string {
 		"--ro-bind", "/proc/sys", "/proc/sys",
 		"--tmpfs", "/tmp",
 	)
+	nextFD := 3
+	if hidesFile(p) {
+		nextFD++ // fd 3 is /dev/null, for the hidden files
+	}
 	for _, m := range p.mounts {
 		switch m.kind {
+		case mountView:
+			// The view's content comes from its own pipe (bwrapFiles).
+			a = append(a, "--perms", "0444", "--ro-bind-data", strconv.Itoa(nextFD), m.path)
+			nextFD++
 		case mountBindRW, mountPin:
 			a = append(a, "--bind", m.path, m.path)
 		case mountBindRO, mountProtect:
@@ -75,19 +84,55 @@ func bwrapArgs(p *plan) []string {
 	return append(a, p.argv...)
 }
 
-// bwrapFiles are the files bwrap reads by descriptor, from fd 3 on: /dev/null,
-// the content of every hidden file, when there is one.
-func bwrapFiles(p *plan) ([]*os.File, error) {
+// hidesFile reports whether p hides a file (bwrap then reads /dev/null
+// from fd 3 for all of them).
+func hidesFile(p *plan) bool {
 	for _, m := range p.mounts {
 		if m.kind == mountHideFile {
-			f, err := os.Open(os.DevNull)
-			if err != nil {
-				return nil, fmt.Errorf("open %s for the hidden files: %w", os.DevNull, err)
-			}
-			return []*os.File{f}, nil
+			return true
 		}
 	}
-	return nil, nil
+	return false
+}
+
+// bwrapFiles are the files bwrap reads by descriptor, from fd 3 on, in the
+// order bwrapArgs numbers them: /dev/null, the content of every hidden
+// file, when there is one; then a pipe holding each view's content (no
+// more than a pipe's buffer: MaxView), its writing end closed.
+func bwrapFiles(p *plan) (files []*os.File, err error) {
+	defer func() {
+		if err != nil {
+			for _, f := range files {
+				f.Close()
+			}
+			files = nil
+		}
+	}()
+	if hidesFile(p) {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			return nil, fmt.Errorf("open %s for the hidden files: %w", os.DevNull, err)
+		}
+		files = append(files, f)
+	}
+	for _, m := range p.mounts {
+		if m.kind != mountView {
+			continue
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return files, fmt.Errorf("a pipe for the view of %s: %w", m.path, err)
+		}
+		files = append(files, r)
+		_, err = w.Write(p.views[m.path])
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return files, fmt.Errorf("the view of %s: %w", m.path, err)
+		}
+	}
+	return files, nil
 }
 
 func (b *bwrap) command(ctx context.Context, p *plan) (*exec.Cmd, error) {

@@ -207,6 +207,10 @@ func layout(s *childSpec) error {
 			if err = ensureFile(m.Path); err == nil {
 				err = bindDenied(m.Path)
 			}
+		case mountView:
+			if err = ensureFile(m.Path); err == nil {
+				err = bindView(m.Path, m.Data)
+			}
 		case mountPin:
 			err = rebind(m.Path, false)
 		case mountProtect:
@@ -286,6 +290,22 @@ func bindDenied(target string) error {
 		f.Close()
 	}
 	return bindFrom(deniedFile, target, true)
+}
+
+// viewFile is where a view's content is written in the sandbox's private
+// /tmp before it is bound over its file; the name then goes.
+const viewFile = "/tmp/.agate-view"
+
+// bindView binds a read-only file of mode 0444 holding data over target.
+func bindView(target string, data []byte) error {
+	if err := os.WriteFile(viewFile, data, 0o444); err != nil {
+		return fmt.Errorf("write the view of %s: %w", target, err)
+	}
+	err := bindFrom(viewFile, target, true)
+	if rerr := os.Remove(viewFile); err == nil && rerr != nil {
+		err = fmt.Errorf("remove %s: %w", viewFile, rerr)
+	}
+	return err
 }
 
 // denyTmpfs mounts an empty tmpfs of mode 0000, read-only, at path.

@@ -70,6 +70,10 @@ func newHarness(t *testing.T, o Options) *harness {
 	writeFile(t, filepath.Join(h.work, ".env"), "KEY=s3cret-env\n")
 	h.secrets = []string{filepath.Join(outside, "store"), filepath.Join(outside, "token"), filepath.Join(h.work, ".env")}
 
+	// A file shown with other content: a git config without its tokens.
+	writeFile(t, filepath.Join(outside, "gitconfig"), "[url \"https://s3cret-view@host/\"]\n")
+	o.Views = []View{{Path: filepath.Join(outside, "gitconfig"), Data: []byte("[user]\n\tname = shown\n")}}
+
 	writeFile(t, filepath.Join(h.work, ".bashrc"), "orig\n")
 	writeFile(t, filepath.Join(h.work, ".git", "config"), "[core]\n")
 	if err := os.MkdirAll(filepath.Join(h.work, ".git", "hooks"), 0o755); err != nil {
@@ -409,6 +413,23 @@ v=$(cat /proc/sys/kernel/domainname) && echo "$v" > /proc/sys/kernel/domainname`
 			if code != 7 || stdout != "out\nin\n" || stderr != "err\n" {
 				t.Errorf("got status %d, stdout %q, stderr %q; want 7, %q, %q", code, stdout, stderr, "out\nin\n", "err\n")
 			}
+		},
+	},
+	{
+		name: "a view shows its content, read-only",
+		script: func(h *harness) string {
+			f := filepath.Join(h.outside, "gitconfig")
+			return "cat " + f + "; echo x >> " + f + " && echo WROTE; ls -l " + f
+		},
+		skip: map[string]string{
+			LauncherPodman: "a container shows only what it binds",
+			LauncherDocker: "a container shows only what it binds",
+		},
+		check: func(t testing.TB, h *harness, _ int, stdout, _ string) {
+			if !strings.HasPrefix(stdout, "[user]\n\tname = shown\n") || strings.Contains(stdout, "s3cret") || strings.Contains(stdout, "WROTE") {
+				t.Errorf("stdout %q: want the view, unwritable", stdout)
+			}
+			wantContent(t, filepath.Join(h.outside, "gitconfig"), "[url \"https://s3cret-view@host/\"]\n")
 		},
 	},
 	{

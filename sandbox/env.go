@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -96,4 +97,25 @@ func setEnv(env []string, name, value string) []string {
 		}
 	}
 	return append(out, name+"="+value)
+}
+
+// keepEnv adds back to scrubbed the variables of env that keep names,
+// unless secret names them too.
+func keepEnv(scrubbed, env, keep, secret []string) []string {
+	if len(keep) == 0 {
+		return scrubbed
+	}
+	have := make(map[string]bool, len(scrubbed))
+	for _, kv := range scrubbed {
+		k, _, _ := strings.Cut(kv, "=")
+		have[k] = true
+	}
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !have[k] && slices.Contains(keep, k) && !slices.Contains(secret, k) {
+			scrubbed = append(scrubbed, kv)
+			have[k] = true
+		}
+	}
+	return scrubbed
 }

@@ -140,3 +140,13 @@ func FuzzScrubEnv(f *testing.F) {
 		}
 	})
 }
+
+func TestKeepEnv(t *testing.T) {
+	env := []string{"PATH=/bin", "GITHUB_TOKEN=ghp_x", "OPENAI_API_KEY=sk", "NAMED=v", "HOME=/h"}
+	scrubbed := ScrubEnv(env, []string{"NAMED"})
+	got := keepEnv(scrubbed, env, []string{"GITHUB_TOKEN", "NAMED", "ABSENT"}, []string{"NAMED"})
+	want := []string{"PATH=/bin", "HOME=/h", "GITHUB_TOKEN=ghp_x"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q: the kept credential back, the config's own secret not", got, want)
+	}
+}

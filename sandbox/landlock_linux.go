@@ -110,13 +110,14 @@ type childSpec struct {
 type childMount struct {
 	Kind mountKind `json:"k"`
 	Path string    `json:"p"`
+	Data []byte    `json:"d,omitempty"` // a view's content
 }
 
 // spec builds the child's spec for p.
 func spec(p *plan) childSpec {
 	s := childSpec{Work: p.start(), Roots: p.roots(), Net: p.net, Argv: p.argv}
 	for _, m := range p.mounts {
-		s.Mounts = append(s.Mounts, childMount{Kind: m.kind, Path: m.path})
+		s.Mounts = append(s.Mounts, childMount{Kind: m.kind, Path: m.path, Data: p.views[m.path]})
 	}
 	return s
 }

@@ -76,6 +76,13 @@ type Options struct {
 	// bus sockets. Paths that do not exist are skipped. See
 	// [DefaultHidden].
 	Hidden []string
+	// Views are files shown read-only with other content: ~/.gitconfig
+	// without the sections that can carry credentials (see
+	// [GitConfigView]). A view of a path that does not exist, is not a
+	// regular file, or lies under a hidden or writable path is skipped;
+	// Data over [MaxView] bytes is an error. Containers do not show
+	// views; sandbox-exec hides the file instead.
+	Views []View
 
 	// Env is the environment to pass, before scrubbing; nil means the
 	// current process's.
@@ -83,6 +90,11 @@ type Options struct {
 	// SecretEnv names variables to scrub besides those whose name says
 	// they are credentials (see [IsCredentialName]).
 	SecretEnv []string
+	// KeepEnv names variables passed on although their names or values
+	// say they are credentials: what an MCP client sets for the server it
+	// starts (its GITHUB_TOKEN), which the server cannot work without.
+	// SecretEnv wins over it.
+	KeepEnv []string
 
 	// Executable is the agate binary that the landlock launcher
 	// re-executes; empty means os.Executable(). Its main must call

@@ -134,7 +134,7 @@ func TestLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mkTree(t, base, "w/.git/hooks/", "w/.git/config", "w/.bashrc", "w/.claude/sub/x", "w/state/keys",
+	mkTree(t, base, "w/out/ro/", "w/.git/hooks/", "w/.git/config", "w/.bashrc", "w/.claude/sub/x", "w/state/keys",
 		"rt/w2/state/", "rt/agate/", "extra/", "ro/", "w/sock", "outside/.bashrc")
 	at := func(p string) string { return filepath.Join(base, p) }
 	tests := []struct {
@@ -160,7 +160,12 @@ func TestLayout(t *testing.T) {
 			name:   "a hidden dir around the work dir is taken apart (what is beside it, under the private /tmp, is out of sight), one inside it last",
 			o:      Options{WorkDir: at("rt/w2"), Writable: []string{at("w")}, ReadOnly: []string{at("ro")}},
 			hidden: []string{at("rt"), at("w/state"), at("w/sock")},
-			want:   []string{"rw rt/w2", "rw w", "ro ro", "hide w/state", "hidefile w/sock"},
+			want:   []string{"rw w", "ro ro", "rw rt/w2", "hide w/state", "hidefile w/sock"},
+		},
+		{
+			name: "binds shallow first: a writable folder inside a read-only work dir stays writable, a read-only one inside it read-only",
+			o:    Options{WorkDir: at("w"), ReadOnlyWork: true, Writable: []string{at("w/out")}, ReadOnly: []string{at("w/out/ro")}},
+			want: []string{"ro w", "rw w/out", "ro w/out/ro"},
 		},
 		{
 			name:   "unless a bind shows it again",

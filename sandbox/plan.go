@@ -20,6 +20,7 @@ const (
 	mountEmptyDir                  // an empty tmpfs over a directory that holds a bound path, which shows through it
 	mountPin                       // a writable self-bind that makes a directory impossible to rename
 	mountProtect                   // a read-only self-bind over a protected path
+	mountView                      // a read-only file of mode 0444 over a file, with the content Options.Views gives it
 )
 
 // mount is one step of the layout. Steps apply in order, on top of a
@@ -40,6 +41,7 @@ type plan struct {
 	workRO   bool     // the work dir is read-only (it is in readOnly)
 	readOnly []string
 	mounts   []mount
+	views    map[string][]byte // mountView's content, by path
 	env      []string
 	net      bool
 	argv     []string
@@ -99,12 +101,15 @@ func newPlan(o Options, argv []string) (*plan, error) {
 	p.writable = uniq(p.writable)
 	p.readOnly = uniq(p.readOnly)
 	p.mounts = p.layout(existing(o.Protected), existing(o.Hidden))
+	if err := p.addViews(o.Views, existing(o.Hidden)); err != nil {
+		return nil, err
+	}
 
 	env := o.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	p.env = setEnv(ScrubEnv(env, o.SecretEnv), "PWD", p.start())
+	p.env = setEnv(keepEnv(ScrubEnv(env, o.SecretEnv), env, o.KeepEnv, o.SecretEnv), "PWD", p.start())
 	// A temp folder the command could not write is its private /tmp.
 	for _, kv := range p.env {
 		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok && v != "" && !within(filepath.Clean(v), "/tmp") && p.rootOf(filepath.Clean(v)) == "" {
@@ -248,12 +253,22 @@ func (p *plan) layout(protected, hidden []string) []mount {
 	late = kept
 	var out []mount
 	out = append(out, early...)
+	// The binds shallow first, so a path bound inside another keeps its
+	// own kind: a writable folder inside a read-only work dir stays
+	// writable, a read-only one inside a writable root stays read-only.
+	var binds []mount
 	for _, r := range p.roots() {
-		out = append(out, mount{mountBindRW, r})
+		binds = append(binds, mount{mountBindRW, r})
 	}
 	for _, r := range p.readOnly {
-		out = append(out, mount{mountBindRO, r})
+		if !slices.Contains(p.roots(), r) {
+			binds = append(binds, mount{mountBindRO, r})
+		}
 	}
+	slices.SortStableFunc(binds, func(a, b mount) int {
+		return strings.Count(a.path, "/") - strings.Count(b.path, "/")
+	})
+	out = append(out, binds...)
 	out = append(out, late...)
 
 	var pins, prot []string

@@ -60,7 +60,8 @@ func sbplProfile(p *plan) (string, error) {
 			fmt.Fprintf(&b, "(deny file-write* (subpath %s))\n", sbplString(m.path))
 		case mountPin:
 			fmt.Fprintf(&b, "(deny file-write-unlink (literal %s))\n", sbplString(m.path))
-		case mountHideDir, mountHideFile, mountEmptyDir:
+		case mountHideDir, mountHideFile, mountEmptyDir, mountView:
+			// sandbox-exec cannot show a view: the file is hidden instead.
 			fmt.Fprintf(&b, "(deny file-read* file-write* (subpath %s))\n", sbplString(m.path))
 			fmt.Fprintf(&b, "(deny network-outbound (remote unix-socket (path-regex #\"^%s(/|$)\")))\n",
 				regexp.QuoteMeta(m.path))

@@ -109,8 +109,11 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 		o.Launcher, o.FailClosed, o.Writable, o.Env = sandbox.LauncherKernel, true, nil, nil
 		// And of home, the toolchains and git's config alone: the stores
 		// no list names are out of reach too.
+		// git's config shows without what can carry a credential.
 		if home, err := os.UserHomeDir(); err == nil {
 			o.Hidden = append(o.Hidden, sandbox.HomeDenied(home)...)
+			views, hide := sandbox.GitConfigViews(home, os.Getenv)
+			o.Views, o.Hidden = views, append(o.Hidden, hide...)
 		}
 	}
 	if *launcher != "" {

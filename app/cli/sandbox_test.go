@@ -430,8 +430,9 @@ func TestSandboxCache(t *testing.T) {
 }
 
 // TestSandboxStrictHome: confined to a judgment (--strict), a command sees
-// of home the toolchains, git's config and the project, not a store no
-// list names: that reads as permission denied.
+// of home the toolchains, git's config (without what can carry a token)
+// and the project, not a store no list names: that reads as permission
+// denied.
 func TestSandboxStrictHome(t *testing.T) {
 	needBwrap(t)
 	home, err := os.MkdirTemp("/var/tmp", "agate-strict-home-")
@@ -441,7 +442,7 @@ func TestSandboxStrictHome(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(home) })
 	proj := filepath.Join(home, "src", "proj")
 	for f, text := range map[string]string{".myapp/token": "CANARY_myapp", ".config/other/cred.json": "CANARY_other",
-		".gitconfig": "[user]\n\tname = x\n", "src/proj/main.go": "package main\n", "src/other/secret.txt": "CANARY_src"} {
+		".gitconfig": "[user]\n\tname = x\n[url \"https://CANARY_git@host/\"]\n\tinsteadOf = https://host/\n", "src/proj/main.go": "package main\n", "src/other/secret.txt": "CANARY_src"} {
 		p := filepath.Join(home, f)
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte(text), 0o600)
@@ -450,7 +451,7 @@ func TestSandboxStrictHome(t *testing.T) {
 	newSandboxWorld(t, "")
 	code, stdout, stderr := runSandbox(t, "", "--strict", "--work", proj, "--read-only", "--",
 		"sh", "-c", "cat ~/.myapp/token ~/.config/other/cred.json ~/src/other/secret.txt; cat ~/.gitconfig main.go; true")
-	if code != 0 || strings.Contains(stdout, "CANARY") || !strings.Contains(stdout, "package main") || !strings.Contains(stdout, "name = x") {
+	if code != 0 || strings.Contains(stdout, "CANARY") || !strings.Contains(stdout, "package main") || !strings.Contains(stdout, `name = "x"`) {
 		t.Errorf("status %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if n := strings.Count(stderr, "Permission denied"); n != 3 {

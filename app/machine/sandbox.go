@@ -11,8 +11,9 @@ import (
 )
 
 // sandboxOptions are the sandbox options the config gives for a command in
-// work: its [sandbox] section, the protected paths (built-in, [auto]
-// protected_paths, agate's config dir) and the hidden ones (the runtime
+// work: its [sandbox] section, the protected paths (the sandbox's own, the
+// policy's built-in list whose writes ask, [auto] protected_paths, agate's
+// config dir) and the hidden ones (the runtime
 // dirs with the daemon's socket, agate's state dir with the key store,
 // and every secret store: policy.SecretStores and [auto] secret_paths,
 // the list the policy calls a read of a secret by), and the secrets to
@@ -20,7 +21,7 @@ import (
 // to sandbox.Prober.
 func sandboxOptions(cfg *policy.Config, p api.Paths, home, work string) sandbox.Options {
 	s := cfg.Sandbox
-	protect := append([]string{p.ConfigDir()}, cfg.Auto.ProtectedPaths...)
+	protect := append(append([]string{p.ConfigDir()}, policy.ProtectedPaths()...), cfg.Auto.ProtectedPaths...)
 	hide := []string{p.State, socketHideDir(p)}
 	var writable []string
 	for _, w := range s.Writable {
