@@ -8,7 +8,7 @@ LDFLAGS  := -s -w -X github.com/agatehq/agate/app/version.Version=$(VERSION)
 GOFLAGS  += -buildvcs=false
 export GOFLAGS
 
-.PHONY: all build cli cross desktop run test test-go test-keychain test-ui test-soak test-agents vet bench fuzz deps clean screenshots package install
+.PHONY: all build cli cross desktop run test test-go test-keychain test-ui test-soak test-agents test-harm vet bench fuzz deps clean screenshots package install
 
 all: build
 
@@ -44,7 +44,7 @@ vet:
 ## test: vet, every test with -race, the keychain tests under a real
 ## Secret Service, the UI tests under Xvfb, the daemon under hostile
 ## clients, the real agents' tests.
-test: deps vet cross test-go test-keychain test-ui test-soak test-agents
+test: deps vet cross test-go test-keychain test-ui test-soak test-agents test-harm
 
 test-go:
 	$(GO) test -race -timeout 20m ./...
@@ -87,7 +87,7 @@ test-ui: build
 ## agate's hooks installed by agate, a real daemon and the real
 ## agate-hook. Skipped, with the reason, where npm or the registry cannot
 ## be reached.
-AGENT_TESTS := ^Test(Gemini|Claude|Codex|AgateHook|MCPRunFilesystemServer|RealFilesystemServer)
+AGENT_TESTS := ^Test(Gemini|Claude|Codex|AgateHook|MCPRunFilesystemServer|MCPRunNpxConfined|RealFilesystemServer)
 test-agents: cli
 	@./.ci/deps.sh agents
 	@log=$$(mktemp); status=0; \
@@ -95,6 +95,19 @@ test-agents: cli
 	  $(GO) test -tags nogui -count=1 -timeout 30m -run '$(AGENT_TESTS)' -v ./app/daemon/ ./app/internal/agenttest/ ./app/cli/ ./app/mcp/ >$$log 2>&1 || status=$$?; \
 	grep -E '^ *--- |^(ok|FAIL|PASS|panic)|_test\.go:[0-9]+: |testing\.go:[0-9]+: ' $$log | grep -v ': screen:$$'; \
 	[ $$status = 0 ] || cat $$log; rm -f $$log; exit $$status
+
+## test-harm: the harm corpus (testdata/harm/attacks.toml, written by an
+## adversary who had read agate's catalog) run for real as an unprivileged
+## user against a honeypot home: each attack first with agate off, where it
+## must do its harm, then behind agate's Claude Code hook and a headless
+## daemon with the default config, running what the hook answers. It fails
+## when an attack does harm behind agate (a loss inside the project is
+## counted). Needs root, to run the attacks as nobody.
+test-harm: cli
+	@if [ "$$(id -u)" != 0 ]; then echo "test-harm: skipped: the attacks run as nobody, which needs root"; exit 0; fi; \
+	./.ci/deps.sh harm || exit 1; log=$$(mktemp); status=0; \
+	./testdata/harm/run.sh --gate $(BIN) >$$log 2>&1 || status=$$?; \
+	grep -vE ' harm=no$$' $$log; rm -f $$log; exit $$status
 
 ## screenshots: docs/screenshot-popup.png (the real popup under Xvfb) and
 ## docs/screenshot-settings.png (the settings panel, drawn by Fyne).

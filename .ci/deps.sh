@@ -7,6 +7,7 @@
 #   desktop  a notification daemon, xdotool and imagemagick for the
 #            end-to-end desktop test and screenshots
 #   agents   tmux, the terminal the agents' interactive UIs run in
+#   harm     the programs the harm corpus's attacks run (testdata/harm)
 # Nothing is installed when everything is present; apt-get runs only for
 # what is absent.
 set -euo pipefail
@@ -20,6 +21,7 @@ for set in "$@"; do
                  uidmap util-linux procps zsh) ;;
     desktop) want+=(xdotool imagemagick dunst libnotify-bin libglib2.0-bin x11-utils) ;;
     agents) want+=(tmux) ;;
+    harm) want+=(busybox dc dnsutils m4 python3-pytest rsync moreutils git python3 curl) ;;
     *) echo "deps.sh: unknown set $set" >&2; exit 2 ;;
   esac
 done
