@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -65,6 +66,22 @@ type MCPServer struct {
 	// addresses, card numbers, IBANs, national ids) with numbered
 	// placeholders before the client reads them.
 	PIIRedact bool `toml:"pii_redact"`
+	// Confine starts the server inside agate's sandbox: its folders
+	// (Writable, or those the catalog knows it serves) writable, the
+	// network only with Network, the credential stores hidden. Unset, it
+	// is on for the servers agate's catalog knows and for a server
+	// started from the project (the project's own code), and off for the
+	// rest.
+	Confine *bool `toml:"confine"`
+	// Network lets a confined server reach the network (a catalog entry
+	// that needs it has it already).
+	Network bool `toml:"network"`
+	// Writable are more paths a confined server may write ("~/" is the
+	// home folder).
+	Writable []string `toml:"writable"`
+	// PassEnv names variables passed to a confined server although their
+	// names say they are credentials: the token its client sets for it.
+	PassEnv []string `toml:"pass_env"`
 }
 
 // Agent is one [agents.NAME] section.
@@ -261,9 +278,19 @@ func (c *Config) check() []*ConfigError {
 	var errs []*ConfigError
 	add := func(e *ConfigError) { errs = append(errs, e) }
 
-	for name := range c.MCP.Servers {
+	for name, s := range c.MCP.Servers {
 		if !validServerName(name) {
 			add(c.errAt("mcp.servers."+name, -1, "a server name is 1 to 64 letters, digits, '_', '-' or '.', without \"__\" and without '_' at either end"))
+		}
+		for i, w := range s.Writable {
+			if w == "/" || !(path.IsAbs(w) || w == "~" || strings.HasPrefix(w, "~/")) {
+				add(c.errAt("mcp.servers."+name+".writable", i, "%q: a writable path is absolute or \"~/...\", and not /", w))
+			}
+		}
+		for i, v := range s.PassEnv {
+			if !validEnvName(v) || strings.HasPrefix(strings.ToUpper(v), "AGATE_") {
+				add(c.errAt("mcp.servers."+name+".pass_env", i, "%q: a variable's name (letters, digits and '_', not starting with a digit), not one of agate's AGATE_*", v))
+			}
 		}
 	}
 	if m, err := ParseMode(c.Auto.Mode); err != nil {

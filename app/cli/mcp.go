@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,7 @@ func splitCommand(args []string) (flags, command []string) {
 // argument as its value.
 func takesValue(flag string) bool {
 	switch strings.TrimLeft(flag, "-") {
-	case "name", "config", "socket":
+	case "name", "config", "socket", "pass-env":
 		return true
 	}
 	return false
@@ -74,6 +75,8 @@ func takesValue(flag string) bool {
 func mcpRun(ctx context.Context, e *Env, args []string) error {
 	fs := newFlags(e, "mcp")
 	name := fs.String("name", "", "the server's name in agate's policy (mcp__NAME__TOOL); default: from the command")
+	var passEnv stringList
+	fs.Var(&passEnv, "pass-env", "a `variable` the client sets for the server, passed in when the server runs confined although its name says it is a credential; repeat for more")
 	var cf configFlags
 	cf.add(fs)
 	flagArgs, command := splitCommand(args)
@@ -104,6 +107,15 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 		return fmt.Errorf("run: the working folder: %w", err)
 	}
 	server := mcpServerConfig(paths, *name, e.Stderr)
+	env := serverEnv(os.Environ(), server.scrub)
+	home, _ := os.UserHomeDir()
+	var cmd *exec.Cmd
+	if prof := mcpProfile(server.cfg, *name, command, cwd, home, passEnv); prof.confine {
+		if cmd, err = confinedServer(ctx, server.cfg, paths, prof, command, cwd, home, env, e.Stderr); err != nil {
+			fmt.Fprintf(e.Stderr, "agate mcp run: %v\n", err)
+			return &exitError{code: 127, err: errSilent}
+		}
+	}
 	gate := newDaemonGate(&api.Client{Socket: paths.Socket}, cwd, e.Stderr)
 	server.secrets = &resultSecrets{g: gate}
 	// A client that closes its end makes writes to stdout fail with
@@ -115,7 +127,8 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	code, err := mcp.Run(ctx, mcp.Options{
 		Name:    *name,
 		Command: command,
-		Env:     serverEnv(os.Environ(), server.scrub),
+		Env:     env,
+		Cmd:     cmd,
 		Stdin:   e.Stdin,
 		Stdout:  e.Stdout,
 		Stderr:  e.Stderr,

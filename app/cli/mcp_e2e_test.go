@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +66,9 @@ func fakeMCPServer() {
 				os.Exit(int(code))
 			}
 			text, _ := m.Params.Arguments["text"].(string)
+			if m.Params.Name == "probe" {
+				text = probe(m.Params.Arguments)
+			}
 			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}
 		default:
 			result = map[string]any{}
@@ -73,6 +77,36 @@ func fakeMCPServer() {
 		out.Write(append(b, '\n'))
 		out.Flush()
 	}
+}
+
+// probe is the fake server's "probe" tool: what it could do where it
+// runs, one line each: read a file, write two, reach an address, see
+// variables.
+func probe(args map[string]any) string {
+	str := func(k string) string { v, _ := args[k].(string); return v }
+	var b strings.Builder
+	if f := str("read"); f != "" {
+		data, err := os.ReadFile(f)
+		fmt.Fprintf(&b, "read: %q %v\n", data, err)
+	}
+	for _, k := range []string{"write", "write2", "write3"} {
+		if f := str(k); f != "" {
+			fmt.Fprintf(&b, "%s: %v\n", k, os.WriteFile(f, []byte("x"), 0o644))
+		}
+	}
+	if a := str("dial"); a != "" {
+		c, err := net.DialTimeout("tcp", a, 2*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		fmt.Fprintf(&b, "dial: %v\n", err)
+	}
+	for _, v := range strings.Split(str("env"), ",") {
+		if v != "" {
+			fmt.Fprintf(&b, "env %s=%s\n", v, os.Getenv(v))
+		}
+	}
+	return b.String()
 }
 
 // mcpClient is a small JSON-RPC client of `agate mcp run`, the built
@@ -399,6 +433,45 @@ func TestMCPRunFilesystemServer(t *testing.T) {
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("the denied write reached the disk")
 	}
+	// The catalog knows the server: it ran confined (TestMCPRunNpxConfined
+	// writes in its folder so).
+	c.in.Close()
+	c.wait()
+	if !strings.Contains(c.stderr.String(), "runs in agate's sandbox") {
+		t.Errorf("the server the catalog knows was not confined: %s", c.stderr)
+	}
+}
+
+// TestMCPRunNpxConfined starts the reference filesystem server the way
+// clients name it, `npx -y PACKAGE@VERSION DIR`: agate installs the
+// package first (running none of its scripts), then runs it confined with
+// no network, DIR writable; it lists its tools and writes there.
+func TestMCPRunNpxConfined(t *testing.T) {
+	agenttest.Require(t)
+	needBwrap(t)
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Skip("no npx here")
+	}
+	p := apptest.Paths(t, "[auto]\nrules = [\"allow mcp__filesystem__write_file\"]\n")
+	daemontest.Start(t, p)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startProxy(t, p, root, nil, "--", "npx", "-y", agenttest.MCPFilesystem.String(), root)
+	c.initialize()
+	if names := strings.Join(c.list(2), ","); !strings.Contains(names, "write_file") {
+		t.Fatalf("tools: %s", names)
+	}
+	r := c.call(3, "write_file", map[string]any{"path": filepath.Join(root, "a.txt"), "content": "hi"})
+	if b, err := os.ReadFile(filepath.Join(root, "a.txt")); r.isError || err != nil || string(b) != "hi" {
+		t.Fatalf("the write: %+v %v", r, err)
+	}
+	c.in.Close()
+	c.wait()
+	if !strings.Contains(c.stderr.String(), "runs in agate's sandbox") || !strings.Contains(c.stderr.String(), "no network") {
+		t.Errorf("stderr: %s", c.stderr)
+	}
 }
 
 // TestMCPInstallCommand runs `agate mcp install` and `uninstall` for a
@@ -527,5 +600,95 @@ func TestWorkspaceOf(t *testing.T) {
 		if got := workspaceOf(tt.cwd, "/home/me"); got != tt.want {
 			t.Errorf("workspaceOf(%q) = %q, want %q", tt.cwd, got, tt.want)
 		}
+	}
+}
+
+// TestMCPRunConfined: a server agate confines ([mcp.servers.NAME] confine)
+// reads no credential store, writes its folders and nothing else, reaches
+// no network, and is given the variable its client passed it
+// (--pass-env) but no other credential; with confine = false the same
+// server reads the store, so the test sees the sandbox, not a server
+// that could not.
+func TestMCPRunConfined(t *testing.T) {
+	needBwrap(t)
+	base, err := os.MkdirTemp("/var/tmp", "agate-mcp-confined-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	home, served, outside := filepath.Join(base, "home"), filepath.Join(base, "home", "notes"), filepath.Join(base, "outside")
+	proj := filepath.Join(home, "proj")
+	for _, d := range []string{served, outside, proj} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile := func(p, s string) {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	creds := filepath.Join(home, ".aws", "credentials")
+	writeFile(creds, "aws_secret_access_key = CANARY_aws\n")
+	envrc := filepath.Join(served, ".envrc") // in its folder, but a write there asks
+	writeFile(envrc, "orig\n")
+	defs := filepath.Join(base, "defs.json")
+	writeDefs(t, defs, `[{"name":"probe","inputSchema":{"type":"object"}}]`)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	self, _ := os.Executable()
+	for _, confine := range []bool{true, false} {
+		t.Run(fmt.Sprintf("confine=%v", confine), func(t *testing.T) {
+			p := apptest.Paths(t, fmt.Sprintf("[auto]\nrules = [\"allow mcp__fake__probe\"]\n[mcp.servers.fake]\nconfine = %v\nwritable = [%q]\n", confine, served))
+			daemontest.Start(t, p)
+			env := []string{"FAKE_MCP_TOOLS=" + defs, "HOME=" + home, "GITHUB_TOKEN=ghp_passed", "OPENAI_API_KEY=sk-not-passed"}
+			c := startProxy(t, p, proj, env, "--name", "fake", "--pass-env", "GITHUB_TOKEN", "--", self)
+			c.initialize()
+			c.list(2)
+			r := c.call(3, "probe", map[string]any{"read": creds, "write": filepath.Join(served, "ok.txt"),
+				"write2": filepath.Join(outside, "x.txt"), "write3": envrc, "dial": l.Addr().String(), "env": "GITHUB_TOKEN,OPENAI_API_KEY"})
+			c.in.Close()
+			c.wait() // then its stderr is whole
+			if r.isError {
+				t.Fatalf("the probe: %+v\n%s", r, c.stderr)
+			}
+			t.Logf("%s\nstderr: %s", r.text, c.stderr)
+			_, wroteOutside := os.Stat(filepath.Join(outside, "x.txt"))
+			if !confine {
+				os.WriteFile(envrc, []byte("orig\n"), 0o600)
+				if !strings.Contains(r.text, "CANARY_aws") || wroteOutside != nil {
+					t.Fatalf("unconfined, the server could not read or write as the person: %s", r.text)
+				}
+				return
+			}
+			for _, want := range []string{"read: \"\" open " + creds + ": permission denied", "write: <nil>", "write2: open", "write3: open", "dial: dial tcp",
+				"env GITHUB_TOKEN=ghp_passed", "env OPENAI_API_KEY=\n"} {
+				if !strings.Contains(r.text, want) {
+					t.Errorf("confined, the probe says\n%s\nwant %q", r.text, want)
+				}
+			}
+			if strings.Contains(r.text, "CANARY") || wroteOutside == nil {
+				t.Errorf("confined, the server read the store or wrote outside its folder: %s", r.text)
+			}
+			if _, err := os.Stat(filepath.Join(served, "ok.txt")); err != nil {
+				t.Errorf("the write in its folder: %v", err)
+			}
+			if !strings.Contains(c.stderr.String(), "runs in agate's sandbox") {
+				t.Errorf("stderr does not say the server is confined: %s", c.stderr)
+			}
+		})
 	}
 }

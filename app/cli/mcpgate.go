@@ -377,6 +377,9 @@ type mcpServer struct {
 	// secrets ([secrets] env, and where they come from) and the vault's
 	// credentials ([secrets] vault_env).
 	scrub []string
+	// cfg is the config read (its defaults when it cannot be read): how
+	// the server is confined ([mcp.servers.NAME], [sandbox]).
+	cfg *policy.Config
 }
 
 // mcpServerConfig reads [mcp.servers.NAME] from the config; a config
@@ -390,7 +393,7 @@ func mcpServerConfig(paths api.Paths, name string, stderr io.Writer) mcpServer {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "agate mcp %s: the config cannot be read (%v): personal data in results is redacted\n", name, err)
-		return mcpServer{pii: true}
+		return mcpServer{pii: true, cfg: policy.DefaultConfig()}
 	}
-	return mcpServer{pii: cfg.MCP.Servers[name].PIIRedact, scrub: append(cfg.SecretEnvNames(), cfg.Secrets.VaultEnv...)}
+	return mcpServer{pii: cfg.MCP.Servers[name].PIIRedact, scrub: append(cfg.SecretEnvNames(), cfg.Secrets.VaultEnv...), cfg: cfg}
 }

@@ -82,6 +82,17 @@
 // context ends it is stopped the same way from SIGTERM. Calls still being
 // decided when either side goes are dropped.
 //
+// # The servers agate knows
+//
+// known.toml is the catalog of servers agate knows by the npm package they
+// run: what of the machine each needs (the folders it serves, the network,
+// the variables it must be given). KnownServer recognizes a command that
+// starts one (npx, npm exec, its program, node and its script); Fetch
+// installs a package npx would download, running none of its scripts, so
+// that `agate mcp run` can start it inside the sandbox with no network.
+// The proxy starts whatever Options.Cmd holds: the sandbox's launcher
+// around the server, when it is confined.
+//
 // # Why raw messages and not the Go SDK
 //
 // The proxy works on json.RawMessage with encoding/json, not on

@@ -12,7 +12,12 @@ import (
 // stopping it stops what it started (npx starts node, which starts the
 // server).
 func setProcAttr(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	switch {
+	case cmd.SysProcAttr == nil:
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	case !cmd.SysProcAttr.Setsid: // a session of its own is a group of its own
+		cmd.SysProcAttr.Setpgid = true
+	}
 }
 
 // terminate asks the server's process group to stop.

@@ -23,6 +23,10 @@ type Options struct {
 	Command []string
 	Dir     string
 	Env     []string
+	// Cmd, when set, is the server's command ready to start in place of
+	// Command, Dir and Env: the sandbox's launcher around it
+	// (sandbox.Prepare). Command still names the server.
+	Cmd *exec.Cmd
 
 	// Stdin and Stdout are the client's side; Stderr gets the server's
 	// stderr and the proxy's own reports (nil discards them).
@@ -104,8 +108,11 @@ func Run(ctx context.Context, opts Options) (exitCode int, err error) {
 	if err := opts.setDefaults(); err != nil {
 		return 2, err
 	}
-	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
-	cmd.Dir, cmd.Env = opts.Dir, opts.Env
+	cmd := opts.Cmd
+	if cmd == nil {
+		cmd = exec.Command(opts.Command[0], opts.Command[1:]...)
+		cmd.Dir, cmd.Env = opts.Dir, opts.Env
+	}
 	cmd.Stderr = opts.Stderr
 	cmd.WaitDelay = opts.StopGrace // a stderr copied by exec, held open by a child
 	setProcAttr(cmd)

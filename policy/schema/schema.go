@@ -21,7 +21,7 @@ var Keys = map[string][]string{
 	// An [agents.NAME] section.
 	"agents.*": {"mode", "auto_approve", "trust_untrusted_content"},
 	// An [mcp.servers.NAME] section: agate's MCP proxy, per server.
-	"mcp.servers.*": {"pii_redact"},
+	"mcp.servers.*": {"pii_redact", "confine", "network", "writable", "pass_env"},
 }
 
 // Known reports whether key is a key of section ("approvals", "hooks",

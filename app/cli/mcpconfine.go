@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/machine"
+	"github.com/agatehq/agate/app/mcp"
+	"github.com/agatehq/agate/policy"
+	"github.com/agatehq/agate/sandbox"
+)
+
+// serverProfile is how `agate mcp run` starts a server: confined or not,
+// and in the sandbox with what.
+type serverProfile struct {
+	confine  bool
+	explicit bool   // [mcp.servers.NAME] confine = true: never unconfined
+	why      string // why it is confined, for the note on stderr
+	net      bool
+	writable []string
+	keepEnv  []string
+	launch   mcp.Launch // the catalog's entry, when it knows the server
+	known    bool
+}
+
+// mcpProfile works out a server's profile from the config, agate's
+// catalog of servers (mcp.KnownServer) and where its program lives. A
+// server is confined when [mcp.servers.NAME] confine says so; unset, when
+// the catalog knows it, or when its program (or the script an
+// interpreter runs) lies in the project, which makes it the project's own
+// code: then the project is writable to it, as to the project's code an
+// agent runs. passEnv are the --pass-env names.
+func mcpProfile(cfg *policy.Config, name string, command []string, cwd, home string, passEnv []string) serverProfile {
+	var sc policy.MCPServer
+	if cfg != nil {
+		sc = cfg.MCP.Servers[name]
+	}
+	p := serverProfile{net: sc.Network}
+	p.launch, p.known = mcp.KnownServer(command)
+	project := projectRoot(cwd, home)
+	fromProject := project != "" && serverInProject(command, cwd, project)
+	switch {
+	case sc.Confine != nil:
+		p.confine, p.explicit = *sc.Confine, *sc.Confine
+		p.why = "[mcp.servers." + name + "] confine = true"
+	case p.known:
+		p.confine, p.why = true, "agate's catalog knows "+p.launch.Package
+	case fromProject:
+		p.confine, p.why = true, "it runs from the project ("+project+"): the project's own code"
+	}
+	if !p.confine {
+		return p
+	}
+	if p.known {
+		p.net = p.net || p.launch.Network
+		for _, f := range p.launch.ServedFolders() {
+			p.writable = append(p.writable, absFrom(cwd, home, f))
+		}
+		for _, v := range p.launch.Writes {
+			if f := os.Getenv(v); f != "" {
+				p.writable = append(p.writable, absFrom(cwd, home, f))
+			}
+		}
+		p.keepEnv = append(p.keepEnv, p.launch.Env...)
+	}
+	if fromProject {
+		p.writable = append(p.writable, project)
+	}
+	for _, w := range sc.Writable {
+		p.writable = append(p.writable, absFrom(cwd, home, w))
+	}
+	p.keepEnv = append(append(p.keepEnv, sc.PassEnv...), passEnv...)
+	p.keepEnv = slices.DeleteFunc(p.keepEnv, func(k string) bool { return strings.HasPrefix(strings.ToUpper(k), "AGATE_") })
+	return p
+}
+
+// absFrom makes a path a server was given absolute: "~/" from home, a
+// relative one from the folder the server starts in.
+func absFrom(cwd, home, p string) string {
+	switch {
+	case p == "~":
+		return home
+	case strings.HasPrefix(p, "~/") && home != "":
+		return filepath.Join(home, p[2:])
+	case filepath.IsAbs(p):
+		return filepath.Clean(p)
+	}
+	return filepath.Join(cwd, p)
+}
+
+// projectRoot is the project a server starts in: the git work tree that
+// holds cwd, else cwd itself, but never the home folder or / (a client
+// started there has no project).
+func projectRoot(cwd, home string) string {
+	for d := cwd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			if d == home || d == "/" {
+				return ""
+			}
+			return d
+		}
+		if d == filepath.Dir(d) || d == home {
+			break
+		}
+	}
+	if cwd == home || cwd == "/" {
+		return ""
+	}
+	return cwd
+}
+
+// interpreters run the script named by their first operand.
+var interpreters = map[string]bool{"node": true, "python": true, "python3": true, "deno": true, "bun": true,
+	"sh": true, "bash": true, "ruby": true, "perl": true, "tsx": true, "ts-node": true}
+
+// serverInProject reports whether the server's program, or the script an
+// interpreter is given, lies in the project.
+func serverInProject(command []string, cwd, project string) bool {
+	if len(command) == 0 {
+		return false
+	}
+	paths := []string{command[0]}
+	if interpreters[strings.TrimSuffix(filepath.Base(command[0]), ".exe")] {
+		for _, a := range command[1:] {
+			if !strings.HasPrefix(a, "-") {
+				paths = append(paths, a)
+				break
+			}
+		}
+	}
+	for _, p := range paths {
+		if !strings.ContainsRune(p, filepath.Separator) {
+			continue // found on the PATH, not in the project
+		}
+		abs := absFrom(cwd, "", p)
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
+		}
+		if r, err := filepath.EvalSymlinks(project); err == nil && pathUnder(abs, r) {
+			return true
+		}
+		if pathUnder(abs, project) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathUnder reports whether path is dir or below it.
+func pathUnder(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// errNotConfinable is why a server that must be confined is not started.
+var errNotConfinable = errors.New("the server must run confined, and agate's sandbox cannot run here")
+
+// confinedServer prepares the server's command inside the sandbox: the
+// folder the client starts it in read-only (its start), the profile's
+// folders writable, the network only when the profile has it, of home
+// only the toolchains and git's config (without credentials), the secret
+// stores and agate's state hidden, the environment scrubbed but for the
+// variables the profile keeps. A server npx would download is installed
+// first, unconfined but running none of its code (mcp.Fetch). It returns
+// nil, and says why on stderr, when the server runs unconfined instead:
+// only where the profile is not explicit.
+func confinedServer(ctx context.Context, cfg *policy.Config, paths api.Paths, prof serverProfile, command []string,
+	cwd, home string, env []string, stderr io.Writer) (*exec.Cmd, error) {
+	fallback := func(err error) (*exec.Cmd, error) {
+		if prof.explicit {
+			return nil, fmt.Errorf("%w: %v", errNotConfinable, err)
+		}
+		fmt.Fprintf(stderr, "agate mcp run: not confined: %v; the server runs with all your rights (as before agate confined servers)\n", err)
+		return nil, nil
+	}
+	if runtime.GOOS != "linux" || cfg == nil {
+		return fallback(errors.New("agate confines MCP servers only on Linux for now"))
+	}
+	argv := command
+	if prof.known && prof.launch.Spec != "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return fallback(fmt.Errorf("no cache folder for the server's package: %w", err))
+		}
+		bin, err := mcp.Fetch(ctx, filepath.Join(dir, "agate", "mcp"), prof.launch.Spec, prof.launch.Bin)
+		if err != nil {
+			return fallback(err)
+		}
+		argv = append([]string{bin}, prof.launch.Args...)
+		if prof.launch.WritesPackage && !writesSet(prof.launch) {
+			prof.writable = append(prof.writable, filepath.Join(filepath.Dir(filepath.Dir(bin)), filepath.FromSlash(prof.launch.Package)))
+		}
+	}
+	o := machine.KernelOptions(machine.SandboxOptions(cfg, paths, cwd))
+	o.ReadOnlyWork, o.Dir, o.Net, o.Env, o.KeepEnv = true, cwd, prof.net, env, prof.keepEnv
+	for _, w := range prof.writable {
+		if _, err := os.Stat(w); err == nil {
+			o.Writable = append(o.Writable, w)
+		} else if d := filepath.Dir(w); w != d {
+			if _, err := os.Stat(d); err == nil {
+				o.Writable = append(o.Writable, d) // a file it will make
+			}
+		}
+	}
+	// What the server serves it sees whole (a filesystem server given ~
+	// reads ~/Documents), but for the credential stores; the rest of home
+	// but the toolchains is out of sight. In what it may write, the paths
+	// whose writes ask (rc files, hooks, agents' settings) stay read-only.
+	protect := append(policy.ProtectedPaths(), cfg.Auto.ProtectedPaths...)
+	protectHome := "" // home's rc files and the like, where home is writable
+	if home != "" && slices.ContainsFunc(o.Writable, func(w string) bool { return pathUnder(home, w) }) {
+		protectHome = home
+	}
+	for _, w := range o.Writable {
+		o.Protected = append(o.Protected, sandbox.DefaultProtected(w, protectHome, protect)...)
+	}
+	if home != "" {
+		denied := slices.DeleteFunc(sandbox.HomeDenied(home), func(h string) bool {
+			return slices.ContainsFunc(o.Writable, func(w string) bool { return pathUnder(h, w) })
+		})
+		views, hide := sandbox.GitConfigViews(home, os.Getenv)
+		o.Hidden = append(append(o.Hidden, denied...), hide...)
+		o.Views = views
+	}
+	// A program under /tmp (a test binary, a download) is out of sight in
+	// the sandbox's private /tmp: bound read-only.
+	if exe, err := exec.LookPath(argv[0]); err == nil {
+		if exe, err = filepath.Abs(exe); err == nil && pathUnder(exe, "/tmp") {
+			o.ReadOnly = append(o.ReadOnly, filepath.Dir(exe))
+		}
+	}
+	p, err := sandbox.Prepare(ctx, o, argv)
+	if err != nil {
+		return fallback(err)
+	}
+	note := "no network"
+	if prof.net {
+		note = "with the network"
+	}
+	if len(o.Writable) > 0 {
+		note += ", writable: " + strings.Join(o.Writable, ", ")
+	} else {
+		note += ", nothing writable"
+	}
+	fmt.Fprintf(stderr, "agate mcp run: the server runs in agate's sandbox (%s: %s; %s, the credential stores hidden)\n", p.Launcher, prof.why, note)
+	return p.Cmd, nil
+}
+
+// writesSet reports whether a variable naming what the server writes is set.
+func writesSet(l mcp.Launch) bool {
+	for _, v := range l.Writes {
+		if os.Getenv(v) != "" {
+			return true
+		}
+	}
+	return false
+}

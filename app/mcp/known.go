@@ -1,0 +1,189 @@
+package mcp
+
+import (
+	_ "embed"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/BurntSushi/toml"
+)
+
+//go:embed known.toml
+var knownTOML string
+
+// Known is what agate's catalog (known.toml) says of an MCP server it
+// knows by the npm package it runs: what of the machine it needs, and so
+// how `agate mcp run` confines it.
+type Known struct {
+	Package string `toml:"-"` // the npm package
+	// Name is the name agate knows its tools by.
+	Name string `toml:"name"`
+	// Bins are its programs' names.
+	Bins []string `toml:"bins"`
+	// Network says it reaches the network to do its work.
+	Network bool `toml:"network"`
+	// Folders is "args" when the folders it serves are its operands.
+	Folders string `toml:"folders"`
+	// Writes name variables holding a file or folder it writes;
+	// WritesPackage says it writes in its own package's folder when
+	// they are unset.
+	Writes        []string `toml:"writes"`
+	WritesPackage bool     `toml:"writes_package"`
+	// Env are variables it needs, passed in although their names say
+	// they are credentials.
+	Env []string `toml:"env"`
+}
+
+// known is the catalog, read once.
+var known = sync.OnceValues(func() (map[string]Known, error) {
+	var doc struct {
+		Server map[string]Known `toml:"server"`
+	}
+	md, err := toml.Decode(knownTOML, &doc)
+	if err != nil {
+		return nil, fmt.Errorf("known.toml: %w", err)
+	}
+	if un := md.Undecoded(); len(un) > 0 {
+		return nil, fmt.Errorf("known.toml: unknown key %s", un[0])
+	}
+	for pkg, k := range doc.Server {
+		if ValidName(k.Name) != nil || len(k.Bins) == 0 || (k.Folders != "" && k.Folders != "args") {
+			return nil, fmt.Errorf("known.toml: server %q: a valid name, its bins and folders \"args\" or none", pkg)
+		}
+		k.Package = pkg
+		doc.Server[pkg] = k
+	}
+	return doc.Server, nil
+})
+
+// Launch is how a command starts a server the catalog knows.
+type Launch struct {
+	Known
+	// Spec is the package as npx was given it ("pkg", "pkg@1.2.3");
+	// "" when the command runs the server's program itself.
+	Spec string
+	// Bin is the program npx runs: the package's own, or the one named
+	// after --package.
+	Bin string
+	// Args are the server's own arguments.
+	Args []string
+}
+
+// KnownServer recognizes a command that starts a server the catalog knows:
+// `npx [-y|--yes|-q|--quiet] PKG[@VERSION] ARGS...`, `npx -p PKG BIN
+// ARGS...`, `npm exec [--yes] [--package=PKG] -- BIN ARGS...`, or one of
+// its programs (by name, or `node PATH` to one under node_modules). Any
+// other form, an npx option it does not know among them, is not
+// recognized: such a server is not confined by default.
+func KnownServer(command []string) (Launch, bool) {
+	cat, err := known()
+	if err != nil || len(command) == 0 {
+		return Launch{}, false
+	}
+	prog := strings.TrimSuffix(filepath.Base(command[0]), ".exe")
+	switch prog {
+	case "npx":
+		return npxLaunch(cat, command[1:], false)
+	case "npm":
+		if len(command) > 1 && (command[1] == "exec" || command[1] == "x") {
+			return npxLaunch(cat, command[2:], true)
+		}
+		return Launch{}, false
+	case "node":
+		if len(command) > 1 && !strings.HasPrefix(command[1], "-") {
+			for _, k := range cat {
+				if strings.Contains(filepath.ToSlash(command[1]), "/node_modules/"+k.Package+"/") {
+					return Launch{Known: k, Args: command[2:]}, true
+				}
+			}
+		}
+		return Launch{}, false
+	}
+	for _, k := range cat {
+		if slices.Contains(k.Bins, prog) {
+			return Launch{Known: k, Args: command[1:]}, true
+		}
+	}
+	return Launch{}, false
+}
+
+// npxLaunch reads npx's (or npm exec's) arguments.
+func npxLaunch(cat map[string]Known, args []string, npmExec bool) (Launch, bool) {
+	pkg := ""
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-y" || a == "--yes" || a == "-q" || a == "--quiet":
+		case a == "-p" || a == "--package":
+			if i+1 >= len(args) || pkg != "" {
+				return Launch{}, false
+			}
+			i++
+			pkg = args[i]
+		case strings.HasPrefix(a, "--package="):
+			if pkg != "" {
+				return Launch{}, false
+			}
+			pkg = strings.TrimPrefix(a, "--package=")
+		case a == "--":
+			if !npmExec {
+				return Launch{}, false
+			}
+			i++
+			goto operands
+		case strings.HasPrefix(a, "-"):
+			return Launch{}, false
+		default:
+			goto operands
+		}
+	}
+operands:
+	if i >= len(args) || (npmExec && pkg == "") {
+		return Launch{}, false
+	}
+	l := Launch{Args: args[i+1:]}
+	if pkg != "" {
+		l.Spec, l.Bin = pkg, args[i]
+	} else {
+		l.Spec = args[i]
+	}
+	k, ok := cat[packageName(l.Spec)]
+	if !ok {
+		return Launch{}, false
+	}
+	if l.Bin == "" {
+		l.Bin = k.Bins[0]
+	} else if !slices.Contains(k.Bins, l.Bin) {
+		return Launch{}, false
+	}
+	l.Known = k
+	return l, true
+}
+
+// packageName is an npm spec's package: "@scope/pkg@1.2" is "@scope/pkg".
+func packageName(spec string) string {
+	at := strings.LastIndexByte(spec, '@')
+	if at > 0 {
+		return spec[:at]
+	}
+	return spec
+}
+
+// ServedFolders are the folders a server the catalog knows serves (for
+// folders = "args": its operands that are not options), as given.
+func (l Launch) ServedFolders() []string {
+	if l.Folders != "args" {
+		return nil
+	}
+	var out []string
+	for _, a := range l.Args {
+		if !strings.HasPrefix(a, "-") && a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package mcp
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestKnownServer(t *testing.T) {
+	tests := []struct {
+		command   []string
+		name      string // "" when not recognized
+		spec, bin string
+		args      []string
+	}{
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/a", "/b"}, "filesystem", "@modelcontextprotocol/server-filesystem", "mcp-server-filesystem", []string{"/a", "/b"}},
+		{[]string{"npx", "--yes", "@modelcontextprotocol/server-filesystem@2026.8.31", "."}, "filesystem", "@modelcontextprotocol/server-filesystem@2026.8.31", "mcp-server-filesystem", []string{"."}},
+		{[]string{"/usr/bin/npx", "-q", "-y", "@modelcontextprotocol/server-memory"}, "memory", "@modelcontextprotocol/server-memory", "mcp-server-memory", []string{}},
+		{[]string{"npx", "-p", "@modelcontextprotocol/server-github", "mcp-server-github"}, "github", "@modelcontextprotocol/server-github", "mcp-server-github", []string{}},
+		{[]string{"npm", "exec", "--yes", "--package=@modelcontextprotocol/server-everything", "--", "mcp-server-everything", "stdio"}, "everything", "@modelcontextprotocol/server-everything", "mcp-server-everything", []string{"stdio"}},
+		{[]string{"/home/u/.cache/x/node_modules/.bin/mcp-server-filesystem", "/srv"}, "filesystem", "", "", []string{"/srv"}},
+		{[]string{"node", "/opt/n/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", "/srv"}, "filesystem", "", "", []string{"/srv"}},
+		// Not recognized: an option npx has that agate does not read, a
+		// package the catalog does not know, a program of another
+		// package under a known one's name, npm exec without --package.
+		{[]string{"npx", "--registry", "http://evil", "@modelcontextprotocol/server-filesystem", "/a"}, "", "", "", nil},
+		{[]string{"npx", "-y", "some-other-server"}, "", "", "", nil},
+		{[]string{"npx", "-p", "@modelcontextprotocol/server-github", "sh", "-c", "x"}, "", "", "", nil},
+		{[]string{"npm", "exec", "--", "mcp-server-filesystem"}, "", "", "", nil},
+		{[]string{"npx"}, "", "", "", nil},
+		{[]string{"uvx", "mcp-server-fetch"}, "", "", "", nil},
+	}
+	for _, tt := range tests {
+		l, ok := KnownServer(tt.command)
+		if tt.name == "" {
+			if ok {
+				t.Errorf("%q: recognized as %s, want not", tt.command, l.Package)
+			}
+			continue
+		}
+		if !ok || l.Name != tt.name || l.Spec != tt.spec || l.Bin != tt.bin || !slices.Equal(l.Args, tt.args) && len(l.Args)+len(tt.args) > 0 {
+			t.Errorf("%q: %+v (%v), want %s spec %q bin %q args %q", tt.command, l, ok, tt.name, tt.spec, tt.bin, tt.args)
+		}
+	}
+	l, _ := KnownServer([]string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/a", "--flag", "rel"})
+	if got := l.ServedFolders(); !slices.Equal(got, []string{"/a", "rel"}) {
+		t.Errorf("served folders %q", got)
+	}
+}
+
+func TestKnownCatalogReads(t *testing.T) {
+	cat, err := known()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cat) < 8 {
+		t.Fatalf("%d servers", len(cat))
+	}
+	for pkg, k := range cat {
+		if DefaultName([]string{"npx", "-y", pkg}) != k.Name {
+			t.Errorf("%s: its name %q is not what agate names it from its command (%q)", pkg, k.Name, DefaultName([]string{"npx", "-y", pkg}))
+		}
+	}
+}
+
+func TestValidSpec(t *testing.T) {
+	for spec, want := range map[string]bool{
+		"pkg": true, "pkg@1.2.3": true, "@scope/pkg": true, "@scope/pkg@^1": true,
+		"": false, "-y": false, "../x": false, "./dir": false, "github:a/b": false, "https://x/y.tgz": false,
+		"@scope/a/b": false, "a b": false, "file:../x": false, "@/x": false,
+	} {
+		if validSpec(spec) != want {
+			t.Errorf("validSpec(%q) = %v", spec, !want)
+		}
+	}
+}
+
+// FuzzKnownServer: whatever the command, a recognized one names a package
+// of the catalog, and the server's arguments are the command's last ones.
+func FuzzKnownServer(f *testing.F) {
+	f.Add("npx\x00-y\x00@modelcontextprotocol/server-filesystem@1\x00/a")
+	f.Add("npm\x00exec\x00--package=@modelcontextprotocol/server-everything\x00--\x00mcp-server-everything")
+	f.Add("node\x00/x/node_modules/@modelcontextprotocol/server-memory/dist/index.js")
+	f.Fuzz(func(t *testing.T, s string) {
+		command := strings.Split(s, "\x00")
+		l, ok := KnownServer(command)
+		if !ok {
+			return
+		}
+		cat, _ := known()
+		if _, in := cat[l.Package]; !in {
+			t.Fatalf("%q: recognized as %q, not in the catalog", command, l.Package)
+		}
+		if len(l.Args) > len(command) || !slices.Equal(l.Args, command[len(command)-len(l.Args):]) {
+			t.Fatalf("%q: args %q are not its last arguments", command, l.Args)
+		}
+	})
+}
