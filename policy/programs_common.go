@@ -3,6 +3,7 @@ package policy
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The handlers the entries of several families name: interactive
@@ -90,7 +91,7 @@ func atFileHandler(c *cmdRun) {
 
 // --- names that are spliced into code ---
 
-var identWord = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+var identWord = lazyRegexp(`^[A-Za-z0-9_]+$`)
 
 // --- what a program does unless an option says otherwise ---
 
@@ -130,4 +131,11 @@ func unlessHandler(c *cmdRun) {
 		e.Path = c.abs(e.Path)
 	}
 	c.add(e)
+}
+
+// lazyRegexp compiles pattern the first time it is used, not when agate
+// starts: every agate command links the policy, and the sandbox's runner
+// starts once per confined command.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/agatehq/agate/policy/shellquote"
@@ -132,7 +131,7 @@ func findHandler(c *cmdRun) {
 
 // sedCommand matches e, w, W or r used as a command, after an optional
 // address.
-var sedCommand = regexp.MustCompile(`(?:^|[;\n{}])\s*(?:[0-9$,~+]+|/[^/]*/[IM]*)?\s*!?\s*[ewWrR](?:\s|$|;)`)
+var sedCommand = lazyRegexp(`(?:^|[;\n{}])\s*(?:[0-9$,~+]+|/[^/]*/[IM]*)?\s*!?\s*[ewWrR](?:\s|$|;)`)
 
 func sedHandler(c *cmdRun) {
 	var scripts []string
@@ -159,7 +158,7 @@ func sedHandler(c *cmdRun) {
 	}
 	if !c.has("--sandbox") {
 		for _, s := range scripts {
-			if sedSubstRunsOrWrites(s) || sedCommand.MatchString(s) || sedReaches(s) {
+			if sedSubstRunsOrWrites(s) || sedCommand().MatchString(s) || sedReaches(s) {
 				c.add(Effect{Kind: EffExec, What: "a sed script that runs commands or reads and writes files"})
 			}
 		}
@@ -177,7 +176,7 @@ func sedHandler(c *cmdRun) {
 // reads: running commands, writing or reading other files (getline < f,
 // getline var < f), the environment, gawk's indirect calls (@f("id") with
 // f = "system").
-var awkEscapes = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\bgetline\b[^;{}\n|]*<|\|&|\bprintf?\b[^;{}\n]*[>|]|\bENVIRON\b|\bfflush\b|\bclose\s*\(|@load|@include|@[A-Za-z_][A-Za-z_0-9]*\s*\(`)
+var awkEscapes = lazyRegexp(`\bsystem\s*\(|\|\s*getline|\bgetline\b[^;{}\n|]*<|\|&|\bprintf?\b[^;{}\n]*[>|]|\bENVIRON\b|\bfflush\b|\bclose\s*\(|@load|@include|@[A-Za-z_][A-Za-z_0-9]*\s*\(`)
 
 // awkHarmlessW are the -W options (mawk's, and gawk's long options
 // spelled -W NAME) that change nothing but the output: any other, such
@@ -223,7 +222,7 @@ func awkHandler(c *cmdRun) {
 		// With -e the operands are files.
 		c.pathEffect(EffRead, files[0].word, files[0].lit, Effect{})
 	}
-	if awkEscapes.MatchString(prog) {
+	if awkEscapes().MatchString(prog) {
 		c.add(Effect{Kind: EffExec, What: "an awk program that runs commands or writes files"})
 	}
 }
@@ -865,7 +864,7 @@ func tarArchive(words []string, lits []bool) (archive string, lit, force bool) {
 // --- fd -x ---
 
 // fdPlaceholder matches fd's placeholders: {}, {/}, {//}, {.}, {/.}.
-var fdPlaceholder = regexp.MustCompile(`\{(/|//|\.|/\.)?\}`)
+var fdPlaceholder = lazyRegexp(`\{(/|//|\.|/\.)?\}`)
 
 // fdHandler: fd -x CMD (and -X) runs CMD on what it finds: the
 // placeholders stand for the files found under the folders searched.
@@ -900,8 +899,8 @@ func fdHandler(c *cmdRun) {
 			if w == ";" {
 				break
 			}
-			if fdPlaceholder.MatchString(w) {
-				w, placed = fdPlaceholder.ReplaceAllLiteralString(w, found), true
+			if fdPlaceholder().MatchString(w) {
+				w, placed = fdPlaceholder().ReplaceAllLiteralString(w, found), true
 				lits = append(lits, rootLit && c.lits[at+1+i])
 			} else {
 				lits = append(lits, c.lits[at+1+i])

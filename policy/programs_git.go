@@ -2,7 +2,6 @@ package policy
 
 import (
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -13,7 +12,7 @@ import (
 // gitCodeKeys are git configuration keys whose values make git run a
 // program: set for one command (git -c) they are code; written into a
 // config file they are persistence.
-var gitCodeKeys = regexp.MustCompile(`(?i)^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|worktree)|diff\.external|diff\..*\.(textconv|command)|filter\..*|merge\..*\.driver|credential\..*|gpg\.(.*\.)?program|sequence\.editor|pager\..*|uploadpack\..*|remote\..*\.(receivepack|uploadpack|vcs)|protocol\..*|url\..*|include\..*|includeif\..*|alias\..*|interactive\.difffilter|core\.alternaterefscommand|receive\..*hook.*|transfer\.fsckobjects|fetch\..*|submodule\..*\.update)$`)
+var gitCodeKeys = lazyRegexp(`(?i)^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|worktree)|diff\.external|diff\..*\.(textconv|command)|filter\..*|merge\..*\.driver|credential\..*|gpg\.(.*\.)?program|sequence\.editor|pager\..*|uploadpack\..*|remote\..*\.(receivepack|uploadpack|vcs)|protocol\..*|url\..*|include\..*|includeif\..*|alias\..*|interactive\.difffilter|core\.alternaterefscommand|receive\..*hook.*|transfer\.fsckobjects|fetch\..*|submodule\..*\.update)$`)
 
 // gitReadOnly are the subcommands that only read, unless the repository's
 // own config makes them run programs (a pager, textconv, an fsmonitor).
@@ -39,7 +38,7 @@ func gitHandler(c *cmdRun) {
 		switch o.name {
 		case "-c":
 			key, _, _ := strings.Cut(o.val, "=")
-			if !o.lit || gitCodeKeys.MatchString(key) {
+			if !o.lit || gitCodeKeys().MatchString(key) {
 				c.add(Effect{Kind: EffExec, What: "git -c " + key + " makes git run a program"})
 			}
 		case "--config-env", "--exec-path":
@@ -198,7 +197,7 @@ func gitConfig(c *cmdRun, repo RepoFacts) {
 		key = c.ops[0].word
 	}
 	what := "git config " + key + " changes what git does from now on"
-	if gitCodeKeys.MatchString(key) || strings.HasPrefix(strings.ToLower(key), "alias.") {
+	if gitCodeKeys().MatchString(key) || strings.HasPrefix(strings.ToLower(key), "alias.") {
 		what = "git config " + key + " makes git run a program from now on"
 	}
 	p := c.abs(target)

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -11,7 +10,7 @@ import (
 // evaluates: anything but a plain name is code.
 func identArgHandler(c *cmdRun) {
 	for _, op := range c.ops {
-		if !op.lit || !identWord.MatchString(op.word) {
+		if !op.lit || !identWord().MatchString(op.word) {
 			c.add(Effect{Kind: EffExec, What: c.prog + " evaluates " + op.word + " as shell code"})
 		}
 	}
@@ -35,13 +34,13 @@ func nagiosHandler(c *cmdRun) {
 // --- fzf ---
 
 // fzfActions are fzf --bind actions that run a command.
-var fzfActions = regexp.MustCompile(`(?i)(execute|execute-silent|become|reload|reload-sync|preview|change-preview|transform[a-z-]*|bg-transform[a-z-]*)\(|(execute|become|reload|preview|transform)[:~]`)
+var fzfActions = lazyRegexp(`(?i)(execute|execute-silent|become|reload|reload-sync|preview|change-preview|transform[a-z-]*|bg-transform[a-z-]*)\(|(execute|become|reload|preview|transform)[:~]`)
 
 // fzfHandler: --bind KEY:execute(CMD) (and become, reload, preview,
 // transform) runs a command.
 func fzfHandler(c *cmdRun) {
 	for _, o := range c.opts {
-		if o.name == "--bind" && (!o.lit || fzfActions.MatchString(o.val)) {
+		if o.name == "--bind" && (!o.lit || fzfActions().MatchString(o.val)) {
 			c.add(Effect{Kind: EffExec, What: "fzf --bind runs a command when a key is pressed"})
 		}
 	}

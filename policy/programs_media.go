@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -12,8 +11,8 @@ import (
 // ffmpegFilterCode are filters that load a library; ffmpegFilterFiles
 // read files (or URLs) the filter string names.
 var (
-	ffmpegFilterCode  = regexp.MustCompile(`(?i)(^|[,;\[\]\s])(ladspa|lv2|frei0r|frei0r_src|ocv|zmq|azmq)\b`)
-	ffmpegFilterFiles = regexp.MustCompile(`(?i)(^|[,;\[\]\s])(movie|amovie|subtitles|ass|sendcmd|asendcmd|lut3d|haldclut|lut1d|drawtext|coreimage|coreimagesrc)\b`)
+	ffmpegFilterCode  = lazyRegexp(`(?i)(^|[,;\[\]\s])(ladspa|lv2|frei0r|frei0r_src|ocv|zmq|azmq)\b`)
+	ffmpegFilterFiles = lazyRegexp(`(?i)(^|[,;\[\]\s])(movie|amovie|subtitles|ass|sendcmd|asendcmd|lut3d|haldclut|lut1d|drawtext|coreimage|coreimagesrc)\b`)
 )
 
 // ffmpegHandler: the filter graphs are small programs of their own.
@@ -21,9 +20,9 @@ func ffmpegHandler(c *cmdRun) {
 	for _, o := range c.opts {
 		switch o.name {
 		case "-vf", "-af", "-filter", "-filter:v", "-filter:a", "-filter_complex", "-lavfi", "-filter_script", "-filter_complex_script":
-			if !o.lit || ffmpegFilterCode.MatchString(o.val) {
+			if !o.lit || ffmpegFilterCode().MatchString(o.val) {
 				c.add(Effect{Kind: EffExec, What: "an ffmpeg filter that loads a library"})
-			} else if ffmpegFilterFiles.MatchString(o.val) {
+			} else if ffmpegFilterFiles().MatchString(o.val) {
 				c.unknown("an ffmpeg filter that reads the files it names")
 			}
 		}
@@ -34,7 +33,7 @@ func ffmpegHandler(c *cmdRun) {
 
 // magickCoders are ImageMagick's input coders that run programs or read
 // the files a script names.
-var magickCoders = regexp.MustCompile(`(?i)^(msl|mvg|svg|msvg|text|ephemeral|label|caption|pango|ps|eps|pdf|epi|epsf|epsi|url|http|https|ftp|mpeg|show|win|x|vid|inline|@)[:]`)
+var magickCoders = lazyRegexp(`(?i)^(msl|mvg|svg|msvg|text|ephemeral|label|caption|pango|ps|eps|pdf|epi|epsf|epsi|url|http|https|ftp|mpeg|show|win|x|vid|inline|@)[:]`)
 
 // magickHandler: a file name |CMD makes ImageMagick run CMD; msl:,
 // mvg:, text:@FILE and the PostScript delegates read other files or run
@@ -46,7 +45,7 @@ func magickHandler(c *cmdRun) {
 		case !op.lit:
 		case strings.HasPrefix(w, "|"):
 			c.sh.parse(w[1:], c.depth+1)
-		case magickCoders.MatchString(w) || strings.HasPrefix(w, "@"):
+		case magickCoders().MatchString(w) || strings.HasPrefix(w, "@"):
 			if i := strings.IndexAny(w, ":@"); i >= 0 && i+1 < len(w) {
 				c.pathEffect(EffRead, strings.TrimPrefix(w[i+1:], "@"), true, Effect{})
 			}

@@ -40,7 +40,7 @@ func captureHandler(c *cmdRun) {
 // environment of every process, credentials included.
 func psHandler(c *cmdRun) {
 	for _, op := range c.ops {
-		if !strings.HasPrefix(op.word, "-") && strings.ContainsRune(op.word, 'e') && identWord.MatchString(op.word) {
+		if !strings.HasPrefix(op.word, "-") && strings.ContainsRune(op.word, 'e') && identWord().MatchString(op.word) {
 			c.add(Effect{Kind: EffSecret, What: "ps " + op.word + " prints the environment of processes"})
 			return
 		}

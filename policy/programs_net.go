@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -110,12 +109,12 @@ func ghHandler(c *cmdRun) {
 }
 
 // cloudSecrets are what cloud tools print that are credentials.
-var cloudSecrets = regexp.MustCompile(`(?i)^(get|export-credentials|get-session-token|get-access-token|print-access-token|print-identity-token|get-login-password|get-authorization-token|get-secret-value|access-secret|show-connection-string|list-keys|get-credentials|token)$`)
+var cloudSecrets = lazyRegexp(`(?i)^(get|export-credentials|get-session-token|get-access-token|print-access-token|print-identity-token|get-login-password|get-authorization-token|get-secret-value|access-secret|show-connection-string|list-keys|get-credentials|token)$`)
 
 // cloudHandler: what cloud tools print can be credentials.
 func cloudHandler(c *cmdRun) {
 	for _, op := range c.ops {
-		if cloudSecrets.MatchString(op.word) {
+		if cloudSecrets().MatchString(op.word) {
 			c.add(Effect{Kind: EffSecret, What: c.prog + " " + op.word + " prints a credential"})
 			return
 		}

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -190,7 +189,7 @@ func phpHandler(c *cmdRun) {
 // --- deno ---
 
 // denoRemote matches module specifiers that deno fetches.
-var denoRemote = regexp.MustCompile(`^(https?://|npm:|jsr:|data:)`)
+var denoRemote = lazyRegexp(`^(https?://|npm:|jsr:|data:)`)
 
 // denoHandler: deno run, install, compile and the like of a URL, npm:
 // or jsr: module fetch it and run code that is not the project's.
@@ -200,7 +199,7 @@ func denoHandler(c *cmdRun) {
 		if i > 0 && len(c.prefix) > 1 && c.prefix[1] == "run" {
 			break // the script's own arguments
 		}
-		if denoRemote.MatchString(op.word) {
+		if denoRemote().MatchString(op.word) {
 			c.add(Effect{Kind: EffNetwork, What: "deno fetches " + op.word})
 			c.add(Effect{Kind: EffExec, What: "deno runs " + op.word + ", which is not the project's code"})
 			return

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -235,7 +234,7 @@ func dockerHandler(c *cmdRun) {
 }
 
 // sqlWrites are SQL words that change a database.
-var sqlWrites = regexp.MustCompile(`(?i)\b(insert|update|delete|create|drop|alter|replace|vacuum|reindex|attach|detach|begin|commit|rollback|savepoint|release|analyze)\b|\bpragma\s+\w+\s*=`)
+var sqlWrites = lazyRegexp(`(?i)\b(insert|update|delete|create|drop|alter|replace|vacuum|reindex|attach|detach|begin|commit|rollback|savepoint|release|analyze)\b|\bpragma\s+\w+\s*=`)
 
 // sqliteHarmlessDots are the sqlite3 dot commands that only print or
 // change how results are printed. sqlite3 takes any unambiguous
@@ -253,7 +252,7 @@ var sqliteHarmlessDots = map[string]bool{"tables": true, "schema": true, "mode":
 // writefile, fsdir, zipfile), open an editor (edit) or load code
 // (load_extension), and statements that open or make another file
 // (ATTACH, VACUUM INTO).
-var sqliteReaches = regexp.MustCompile(`(?i)\b(readfile|writefile|edit|load_extension|fts3_tokenizer|fsdir|zipfile|sqlar_uncompress|sqlar_compress)\s*\(|\battach\b|\bvacuum\s+into\b`)
+var sqliteReaches = lazyRegexp(`(?i)\b(readfile|writefile|edit|load_extension|fts3_tokenizer|fsdir|zipfile|sqlar_uncompress|sqlar_compress)\s*\(|\battach\b|\bvacuum\s+into\b`)
 
 // sqliteHandler: dot commands that run or write are code; SQL that
 // changes the database writes it.
@@ -300,10 +299,10 @@ func sqliteHandler(c *cmdRun) {
 			c.unknown("sqlite3 ." + cmd + " may read or write other files")
 		}
 	}
-	if sqliteReaches.MatchString(text) {
+	if sqliteReaches().MatchString(text) {
 		c.unknown("sqlite3 SQL that reads, writes or runs beyond the database")
 	}
-	if db != "" && !c.has("-readonly", "--readonly") && sqlWrites.MatchString(text) {
+	if db != "" && !c.has("-readonly", "--readonly") && sqlWrites().MatchString(text) {
 		c.writePath(db, c.ops[0].lit, Effect{})
 	}
 }

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -30,7 +29,7 @@ func texHandler(c *cmdRun) {
 // --- exiftool ---
 
 // exiftoolCode matches an exiftool format with Perl in it: ${TAG;EXPR}.
-var exiftoolCode = regexp.MustCompile(`\$\{[^}]*;`)
+var exiftoolCode = lazyRegexp(`\$\{[^}]*;`)
 
 // exiftoolHandler: -TAG=VALUE, -TAG<=FILE and -TAG<SRC write the files
 // given; -FileName= and -Directory= move them anywhere; -if, -api Filter
@@ -58,7 +57,7 @@ func exiftoolHandler(c *cmdRun) {
 		case "-if", "-api", "-userParam", "-config":
 			c.add(Effect{Kind: EffExec, What: "exiftool " + o.name + " runs Perl"})
 		case "-p", "-printFormat":
-			if exiftoolCode.MatchString(o.val) {
+			if exiftoolCode().MatchString(o.val) {
 				c.add(Effect{Kind: EffExec, What: "exiftool -p with ${...;EXPR} runs Perl"})
 			}
 		}

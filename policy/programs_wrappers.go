@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -135,8 +134,8 @@ func parallelHandler(c *cmdRun) {
 	}
 	line := strings.Join(cmd, " ")
 	const arg = `"$PARALLEL_INPUT"`
-	if parallelRepl.MatchString(line) {
-		line = parallelRepl.ReplaceAllLiteralString(line, arg)
+	if parallelRepl().MatchString(line) {
+		line = parallelRepl().ReplaceAllLiteralString(line, arg)
 	} else {
 		line += " " + arg
 	}
@@ -145,7 +144,7 @@ func parallelHandler(c *cmdRun) {
 
 // parallelRepl matches parallel's replacement strings: {}, {.}, {/},
 // {//}, {/.}, {#}, {%}, {1}, {2.}.
-var parallelRepl = regexp.MustCompile(`\{[0-9]*(\.|/|//|/\.|#|%)?\}`)
+var parallelRepl = lazyRegexp(`\{[0-9]*(\.|/|//|/\.|#|%)?\}`)
 
 // --- commands after a leading operand ---
 

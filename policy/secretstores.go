@@ -34,8 +34,17 @@ func SecretStores() []SecretStore {
 	return s
 }
 
+// secretStores is secrets.toml as secretstores_table.go holds it, read
+// once: the table is written from the file (go test ./policy -run
+// TestSecretStoresTable -update), and that test fails when the two
+// differ. Every agate command, the sandbox's runner among them, reads
+// the list at start: a table costs nothing to read, the TOML a
+// millisecond.
 var secretStores = sync.OnceValues(func() ([]SecretStore, error) {
-	return parseSecretStores(secretStoresText)
+	if len(secretStoresTable) == 0 {
+		return parseSecretStores(secretStoresText)
+	}
+	return secretStoresTable, nil
 })
 
 // parseSecretStores reads a secrets.toml: every store names its tool and

@@ -1,6 +1,11 @@
 package policy
 
 import (
+	"flag"
+	"fmt"
+	"go/format"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -75,4 +80,42 @@ func FuzzParseSecretStores(f *testing.F) {
 			}
 		}
 	})
+}
+
+var updateTable = flag.Bool("update", false, "write secretstores_table.go from secrets.toml")
+
+// TestSecretStoresTable: the table agate reads at start is secrets.toml,
+// store for store and path for path (-update writes it again).
+func TestSecretStoresTable(t *testing.T) {
+	want, err := parseSecretStores(secretStoresText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *updateTable {
+		var b strings.Builder
+		b.WriteString("// Code generated from secrets.toml by TestSecretStoresTable -update; DO NOT EDIT.\n\npackage policy\n\n")
+		b.WriteString("var secretStoresTable = []SecretStore{\n")
+		for _, st := range want {
+			fmt.Fprintf(&b, "\t{Name: %q, Tool: %q, Paths: []string{", st.Name, st.Tool)
+			for i, p := range st.Paths {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "%q", p)
+			}
+			b.WriteString("}},\n")
+		}
+		b.WriteString("}\n")
+		src, err := format.Source([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("secretstores_table.go", src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !reflect.DeepEqual(secretStoresTable, want) {
+		t.Fatal("secretstores_table.go is not secrets.toml: run go test ./policy -run TestSecretStoresTable -update")
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -334,11 +333,11 @@ func (sh *shellCtx) parse(src string, depth int) {
 				sh.loopVars[wi.Name.Value] = append(sh.loopVars[wi.Name.Value], wi.Items...)
 			}
 		case *syntax.SglQuoted:
-			if subscriptSubst.MatchString(n.Value) {
+			if subscriptSubst().MatchString(n.Value) {
 				sh.subsLit = true
 			}
 		case *syntax.Lit:
-			if subscriptSubst.MatchString(n.Value) {
+			if subscriptSubst().MatchString(n.Value) {
 				sh.subsLit = true
 			}
 		case *syntax.BinaryCmd:
@@ -793,7 +792,7 @@ func (sh *shellCtx) harmlessValue(name string, v *syntax.Word) bool {
 
 // subscriptSubst matches a subscript holding a command substitution in
 // text the parser took as literal: 'a[$(id)]', a[\$(id)], 'x[`id`]'.
-var subscriptSubst = regexp.MustCompile("\\[[^\\]]*(\\$\\(|`)")
+var subscriptSubst = lazyRegexp("\\[[^\\]]*(\\$\\(|`)")
 
 // maxBraceWords bounds what one word's brace expansion may give.
 const maxBraceWords = 256

@@ -3,6 +3,7 @@ package mcp
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/agatehq/agate/policy"
@@ -125,21 +126,21 @@ const (
 const bareNames = `system|user|assistant|endoftext|endofprompt|end|start|message|channel|return|call|constrain|pad|tool|ipython|developer|eot|eom`
 
 // controlTokens matches one model control token of any form.
-var controlTokens = regexp.MustCompile(`(?i)` + chatmlForm + `|` + fullwidthForm + `|` + bracketForm + `|` + sysForm + `|` + turnForm)
+var controlTokens = lazyRegexp(`(?i)` + chatmlForm + `|` + fullwidthForm + `|` + bracketForm + `|` + sysForm + `|` + turnForm)
 
 // ControlToken reports whether s holds a model control token.
-func ControlToken(s string) bool { return controlTokens.MatchString(s) }
+func ControlToken(s string) bool { return controlTokens().MatchString(s) }
 
 // tokenEnd is one form, matched whole, how many bytes a token of that
 // form can take, and the byte it starts with.
 type tokenEnd struct {
-	re     *regexp.Regexp
+	re     func() *regexp.Regexp
 	window int
 	open   byte
 }
 
 func endOf(form string, window int, open byte) tokenEnd {
-	return tokenEnd{regexp.MustCompile(`^(?i)(?:` + form + `)$`), window, open}
+	return tokenEnd{lazyRegexp(`^(?i)(?:` + form + `)$`), window, open}
 }
 
 var (
@@ -209,7 +210,7 @@ func tokenAtEnd[T string | []byte](b T) int {
 	if e == &sysEnd {
 		k--
 	}
-	if k >= lo && e.re.MatchString(string(b[k:])) {
+	if k >= lo && e.re().MatchString(string(b[k:])) {
 		return k
 	}
 	return -1
@@ -397,4 +398,11 @@ func (c *textCleaner) cleanDescriptions(v any) any {
 		}
 	}
 	return v
+}
+
+// lazyRegexp compiles pattern the first time it is used, not when agate
+// starts: every agate command links this package, and the sandbox's
+// runner starts once per confined command.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

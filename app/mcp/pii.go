@@ -106,13 +106,13 @@ func isAlnum(c byte) bool {
 	return isDigit(c) || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || c == '_'
 }
 
-var emailRE = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
+var emailRE = lazyRegexp(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
 
 func findEmails(s string, spans []piiSpan) []piiSpan {
 	if strings.IndexByte(s, '@') < 0 {
 		return spans
 	}
-	for _, m := range emailRE.FindAllStringIndex(s, -1) {
+	for _, m := range emailRE().FindAllStringIndex(s, -1) {
 		start, end := m[0], m[1]
 		// A local part does not start or end with a dot.
 		for start < end && s[start] == '.' {
@@ -290,15 +290,15 @@ func mod97(iban []byte) bool {
 }
 
 var (
-	ssnRE  = regexp.MustCompile(`\d{3}-\d{2}-\d{4}`)
-	cpfRE  = regexp.MustCompile(`\d{3}\.\d{3}\.\d{3}-\d{2}`)
-	cnpjRE = regexp.MustCompile(`\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}`)
+	ssnRE  = lazyRegexp(`\d{3}-\d{2}-\d{4}`)
+	cpfRE  = lazyRegexp(`\d{3}\.\d{3}\.\d{3}-\d{2}`)
+	cnpjRE = lazyRegexp(`\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}`)
 )
 
 // findIDs finds national ids in their written forms.
 func findIDs(s string, spans []piiSpan) []piiSpan {
 	for _, id := range []struct {
-		re    *regexp.Regexp
+		re    func() *regexp.Regexp
 		kind  string
 		valid func(d []byte) bool
 	}{
@@ -306,7 +306,7 @@ func findIDs(s string, spans []piiSpan) []piiSpan {
 		{cpfRE, "CPF", validCPF},
 		{cnpjRE, "CNPJ", validCNPJ},
 	} {
-		for _, m := range id.re.FindAllStringIndex(s, -1) {
+		for _, m := range id.re().FindAllStringIndex(s, -1) {
 			start, end := m[0], m[1]
 			if (start > 0 && (isAlnum(s[start-1]) || s[start-1] == '-' || s[start-1] == '.' || s[start-1] == '/')) ||
 				(end < len(s) && (isAlnum(s[end]) || (s[end] == '-' || s[end] == '.' || s[end] == '/') && end+1 < len(s) && isDigit(s[end+1]))) {
