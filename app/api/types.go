@@ -187,6 +187,11 @@ const (
 	RunUnconfined = "unconfined"
 )
 
+// ConfinedGrantSuffix marks, in the saved grants the daemon lists, a grant
+// whose calls run confined (a person's "always" to run a call confined);
+// revoking takes the grant with it or without it.
+const ConfinedGrantSuffix = " (runs confined)"
+
 // Scope is how far a person's answer reaches (Pepe's six answers).
 type Scope string
 

@@ -168,6 +168,9 @@ func Doctor(ctx context.Context, p api.Paths) *Report {
 		problem("the saved grants: %v", err)
 	} else {
 		for _, agent := range gs.Agents() {
+			for _, g := range gs.ConfinedFor(agent) {
+				r.Grants = append(r.Grants, GrantReport{Agent: agent, Grant: g.String() + api.ConfinedGrantSuffix, Broad: g.Broad()})
+			}
 			for _, g := range gs.For(agent) {
 				r.Grants = append(r.Grants, GrantReport{Agent: agent, Grant: g.String(), Broad: g.Broad()})
 				if g.Broad() {

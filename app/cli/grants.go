@@ -71,6 +71,9 @@ func cmdGrants(ctx context.Context, e *Env, args []string) error {
 			for _, gr := range g.For(a) {
 				saved[a] = append(saved[a], gr.String())
 			}
+			for _, gr := range g.ConfinedFor(a) {
+				saved[a] = append(saved[a], gr.String()+api.ConfinedGrantSuffix)
+			}
 		}
 	} else if err != nil {
 		return err

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -178,5 +180,78 @@ func TestApprovedRunsAsShown(t *testing.T) {
 	pr.SetAnswer(api.Answer{Decision: policy.Allow, Scope: api.ScopeOnce, Runs: "in-a-vm"})
 	if resp := call(curl); resp.Decision != policy.Deny {
 		t.Errorf("a choice not offered: %+v", resp)
+	}
+}
+
+// TestConfinedGrantRunsConfined: a person who lets a call run confined
+// for the session sees it run confined again, unasked, and
+// never unconfined; one who lets it run unconfined for the session sees
+// it run unconfined; an "always" to run confined is saved so, and a
+// daemon started afresh runs it confined.
+func TestConfinedGrantRunsConfined(t *testing.T) {
+	ctx := context.Background()
+	p := apptest.Paths(t, "")
+	d, client := startDaemon(t, p)
+	needKernelSandbox(t, d)
+	pr := &apptest.Prompter{}
+	d.SetPrompter(pr, "tray")
+	call := func(session, command string) *api.DecideResponse {
+		t.Helper()
+		r := apptest.Call("Bash", command)
+		r.Agent, r.Session, r.Workspace = "claude-code", session, "/home/dev/project"
+		resp, err := client.Decide(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	curl := "curl -fsS https://example.org/x -o page.html"
+	for _, scope := range []api.Scope{api.ScopeSession, api.ScopeAlways} { // (this_run is offered in a tainted run only)
+		session := "s-" + string(scope)
+		pr.SetAnswer(api.Answer{Decision: policy.Allow, Scope: scope, Runs: api.RunConfined})
+		n := len(pr.Asked())
+		if resp := call(session, curl); resp.Decision != policy.Allow || resp.Confine == nil || !resp.Confine.Net {
+			t.Fatalf("%s: the answer: %+v", scope, resp)
+		}
+		again := call(session, curl)
+		if len(pr.Asked()) != n+1 {
+			t.Errorf("%s: asked again: %+v", scope, again)
+		}
+		if again.Decision != policy.Allow || !again.Sandbox || again.Confine == nil || !again.Confine.Net {
+			t.Errorf("%s: the same call again: %+v, want it confined as allowed", scope, again)
+		}
+		if other := call("another", curl); other.Decision == policy.Allow && (!other.Sandbox || other.Confine == nil) {
+			t.Errorf("%s: another session ran it unconfined: %+v", scope, other)
+		}
+	}
+	// The "always" is saved marked confined: a daemon started afresh runs
+	// it confined too, unasked, and lists it so.
+	if b, err := os.ReadFile(p.Grants); err != nil || !strings.Contains(string(b), "confined = true") {
+		t.Errorf("the always answer to run confined, saved:\n%s (%v)", b, err)
+	}
+	p2 := apptest.Paths(t, "")
+	if b, err := os.ReadFile(p.Grants); err != nil {
+		t.Fatal(err)
+	} else if err := os.MkdirAll(filepath.Dir(p2.Grants), 0o700); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(p2.Grants, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d2, client2 := startDaemon(t, p2)
+	d2.SetPrompter(&apptest.Prompter{Answer: api.Answer{Decision: policy.Deny}}, "tray")
+	r := apptest.Call("Bash", curl)
+	r.Agent, r.Session, r.Workspace = "claude-code", "after-restart", "/home/dev/project"
+	if resp, err := client2.Decide(ctx, r); err != nil || resp.Decision != policy.Allow || !resp.Sandbox || resp.Confine == nil {
+		t.Errorf("after a restart: %+v %v, want it confined, unasked", resp, err)
+	}
+	if saved := d2.SavedGrants()["claude-code"]; len(saved) != 1 || !strings.HasSuffix(saved[0], api.ConfinedGrantSuffix) {
+		t.Errorf("saved grants listed %q", saved)
+	}
+	// (Another host: the saved grant above covers example.org.)
+	other := "curl -fsS https://example.net/y -o page.html"
+	pr.SetAnswer(api.Answer{Decision: policy.Allow, Scope: api.ScopeSession, Runs: api.RunUnconfined})
+	call("u", other)
+	if again := call("u", other); again.Decision != policy.Allow || again.Sandbox || again.Confine != nil {
+		t.Errorf("allowed unconfined for the session, again: %+v", again)
 	}
 }

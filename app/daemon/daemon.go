@@ -345,6 +345,20 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	confine := d.canConfine(st.cfg, r, now) || unasked && !failed
 	preq.Sandbox, preq.FailedConfined = confine, failed
 	dec := pol.Decide(preq)
+	// A call like one a person let run confined for the run or the
+	// session runs confined again, as they allowed it: never unconfined,
+	// and where it cannot be confined now, it asks as before.
+	var grantedConfined *api.Confinement
+	if saved := d.grants.Load().ConfinedFor(r.Agent); dec.Verdict != policy.Allow && len(saved)+len(snap.confined)+len(snap.runConfined) > 0 {
+		creq := *preq
+		creq.Grants, creq.RunGrants = append(saved, snap.confined...), snap.runConfined
+		if cd := pol.Decide(&creq); cd.Verdict == policy.Allow && cd.Layer == policy.LayerGrant {
+			if grantedConfined = d.approvedFor(st.cfg, r, dec); grantedConfined != nil {
+				cd.Reason += ", to run confined"
+				dec = cd
+			}
+		}
+	}
 	if dec.Risks.Has(policy.Secret) {
 		d.noteLeaks(r.Args)
 	}
@@ -357,6 +371,10 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	}
 	if unasked && dec.Judged() && dec.Confine.Possible {
 		resp.Sandbox, resp.Confine = true, confinementFor(r, dec.Confine)
+		d.sessions.confinedCall(r.Agent, r.Session, r.ToolUseID, commandOf(r.Args), resp.Confine.Describe(), now)
+	}
+	if grantedConfined != nil {
+		resp.Sandbox, resp.Confine = true, grantedConfined
 		d.sessions.confinedCall(r.Agent, r.Session, r.ToolUseID, commandOf(r.Args), resp.Confine.Describe(), now)
 	}
 	subject := callSubject(r.Tool, r.Args, d.knownSecrets())
@@ -417,12 +435,10 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	// the first choice is the default, the unconfined one when it failed
 	// confined a moment ago.
 	var approved *api.Confinement
-	if !resp.Sandbox && dec.Approved.Possible && d.confinesUnasked(cfg, r) {
-		approved = confinementFor(r, dec.Approved)
-		approved.Net = dec.Approved.Net
-		approved.Writable = bindable(approved.Writable)
+	if !resp.Sandbox {
+		approved = d.approvedFor(cfg, r, dec)
 	}
-	if approved != nil && approved.Writable != nil {
+	if approved != nil {
 		confined := api.RunChoice{ID: api.RunConfined, Text: "Confined: " + approved.Brief()}
 		unconfined := api.RunChoice{ID: api.RunUnconfined, Text: "Not confined: with all your rights"}
 		if d.sessions.failedConfined(r.Agent, r.Session, commandOf(r.Args), time.Now()) {
@@ -501,10 +517,15 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	}
 	ev.Decision, ev.By = resp.Decision.String(), resp.By
 	var chosen []policy.Grant
+	confinedRun := o.Decision == policy.Allow && runsConfined(a.Runs, o.Runs)
 	if o.Decision == policy.Allow {
 		chosen = d.remembers(dec, o.Scope, chosenGrants(a.Remember, o.Remember))
 		for _, g := range chosen {
-			ev.Remembered = append(ev.Remembered, g.String())
+			what := g.String()
+			if confinedRun {
+				what += " (to run confined)"
+			}
+			ev.Remembered = append(ev.Remembered, what)
 		}
 	}
 	if err := d.audit.Append(context.WithoutCancel(ctx), &ev); err != nil {
@@ -513,7 +534,11 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	// What the answer reaches beyond this call is put in force only once
 	// the answer is in the log.
 	if o.Decision == policy.Allow {
-		d.remember(r, snap, o.Scope, chosen)
+		if confinedRun {
+			d.rememberConfined(r, snap, o.Scope, chosen)
+		} else {
+			d.remember(r, snap, o.Scope, chosen)
+		}
 		d.sessions.personAllowed(r.Agent, r.Session, callKey(r.Tool, r.Cwd, r.Args), time.Now())
 	}
 	return d.finish(ctx, r, rec, resp, subject)
@@ -565,6 +590,38 @@ func (d *Daemon) remembers(dec policy.Decision, scope api.Scope, chosen []policy
 	return chosen
 }
 
+// rememberConfined puts in force what an answer to run a call confined
+// remembers: grants kept apart from the others (in the session, the run,
+// or saved marked confined), whose calls run confined as this one was
+// allowed to, and never unconfined.
+func (d *Daemon) rememberConfined(r *api.DecideRequest, snap snapshot, scope api.Scope, chosen []policy.Grant) {
+	now := time.Now()
+	switch scope {
+	case api.ScopeOnce, api.ScopeDeny, "":
+		return
+	case api.ScopeAlways:
+		err := grants.Update(d.paths.Grants, func(gs *grants.Set) error {
+			for _, g := range chosen {
+				gs.AddConfined(r.Agent, g)
+			}
+			return nil
+		})
+		if err == nil {
+			d.ReloadGrants()
+			return
+		}
+		d.logger.Printf("save grants for %s: %v", r.Agent, err)
+		scope = api.ScopeSession // they still hold for this session
+	}
+	run := ""
+	if scope == api.ScopeRun {
+		run = snap.run
+	}
+	for _, g := range chosen {
+		d.sessions.grantConfined(r.Agent, r.Session, run, g, now)
+	}
+}
+
 // remember records what a person's allow reaches beyond this call:
 // grants, the ones the person chose from what the popup offered (the
 // narrowest by default).
@@ -599,6 +656,21 @@ func (d *Daemon) remember(r *api.DecideRequest, snap snapshot, scope api.Scope, 
 		}
 		d.ReloadGrants()
 	}
+}
+
+// approvedFor is how a call that asks runs once a person allows it to run
+// confined: cut to what it was judged to need (the network, the paths it
+// writes, each bindable); nil when it cannot be confined here.
+func (d *Daemon) approvedFor(cfg *policy.Config, r *api.DecideRequest, dec policy.Decision) *api.Confinement {
+	if !dec.Approved.Possible || !d.confinesUnasked(cfg, r) {
+		return nil
+	}
+	approved := confinementFor(r, dec.Approved)
+	approved.Net = dec.Approved.Net
+	if approved.Writable = bindable(approved.Writable); approved.Writable == nil {
+		return nil
+	}
+	return approved
 }
 
 // bindable returns the paths the sandbox can make writable for a call
@@ -704,6 +776,9 @@ func (d *Daemon) SavedGrants() map[string][]string {
 	for _, a := range g.Agents() {
 		for _, gr := range g.For(a) {
 			out[a] = append(out[a], gr.String())
+		}
+		for _, gr := range g.ConfinedFor(a) {
+			out[a] = append(out[a], gr.String()+api.ConfinedGrantSuffix)
 		}
 	}
 	return out

@@ -161,10 +161,15 @@ func TestApprovalExpires(t *testing.T) {
 	}
 }
 
+// scopesConfig is the default but for confinement: what a scope remembers
+// is the same wherever the sandbox runs or not (TestConfinedGrantRunsConfined
+// has what an answer to run confined remembers).
+const scopesConfig = "[sandbox]\nconfine_unasked = false\n"
+
 func TestScopes(t *testing.T) {
 	ctx := context.Background()
 	t.Run("session covers what the person saw, not more", func(t *testing.T) {
-		p := apptest.Paths(t, "")
+		p := apptest.Paths(t, scopesConfig)
 		d, c := startDaemon(t, p)
 		fp := &apptest.Prompter{Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeSession}}
 		d.SetPrompter(fp, "tray")
@@ -213,7 +218,7 @@ func TestScopes(t *testing.T) {
 		}
 	})
 	t.Run("a wider choice is remembered as chosen, and only an offered one", func(t *testing.T) {
-		p := apptest.Paths(t, "")
+		p := apptest.Paths(t, scopesConfig)
 		d, c := startDaemon(t, p)
 		fp := &apptest.Prompter{Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeSession, Remember: "bash(curl) network"}}
 		d.SetPrompter(fp, "tray")
@@ -229,7 +234,7 @@ func TestScopes(t *testing.T) {
 		}
 	})
 	t.Run("session_any covers any parameters, but not a program agate does not know", func(t *testing.T) {
-		p := apptest.Paths(t, "")
+		p := apptest.Paths(t, scopesConfig)
 		d, c := startDaemon(t, p)
 		d.SetPrompter(&apptest.Prompter{Answer: api.Answer{Decision: policy.Allow, Scope: api.ScopeSessionAny}}, "tray")
 		c.Decide(ctx, apptest.Call("Bash", "curl -fsS https://example.org/x"))
@@ -245,7 +250,7 @@ func TestScopes(t *testing.T) {
 		}
 	})
 	t.Run("always is saved as the narrow grant", func(t *testing.T) {
-		p := apptest.Paths(t, "")
+		p := apptest.Paths(t, scopesConfig)
 		d, c := startDaemon(t, p)
 		before, err := os.ReadFile(p.Config)
 		if err != nil {
@@ -281,7 +286,7 @@ func TestScopes(t *testing.T) {
 		}
 	})
 	t.Run("this_run only while tainted, and it ends with the run", func(t *testing.T) {
-		p := apptest.Paths(t, "")
+		p := apptest.Paths(t, scopesConfig)
 		d, c := startDaemon(t, p)
 		taint := &api.TaintRequest{Agent: "claude-code", Session: "s1", Source: "WebFetch"}
 		if err := c.Taint(ctx, taint); err != nil {

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/files/grants"
@@ -12,7 +13,7 @@ import (
 // spells it; the agent's other grants, for the same tool too, stay. The
 // Grants tab revokes a broad grant with it, and leaves the narrow ones.
 func (d *Daemon) RevokeGrant(agent, grant string) error {
-	want, err := policy.ParseGrant(grant)
+	want, err := policy.ParseGrant(strings.TrimSuffix(grant, api.ConfinedGrantSuffix))
 	if err != nil {
 		return err
 	}

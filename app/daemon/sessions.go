@@ -25,10 +25,14 @@ type sessions struct {
 type sessionKey struct{ agent, id string }
 
 type session struct {
-	grants   []policy.Grant // session and session_any answers
-	run      string         // the current run's id
-	runs     map[string]*runState
-	lastSeen time.Time
+	grants []policy.Grant // session and session_any answers
+	// confinedGrants are the session answers of a person who chose to
+	// let the call run confined: what they cover runs confined again,
+	// never unconfined.
+	confinedGrants []policy.Grant
+	run            string // the current run's id
+	runs           map[string]*runState
+	lastSeen       time.Time
 	// confined are the commands that ran unasked in the sandbox, and
 	// when: the same command again is decided without that free pass, so
 	// that one that failed confined can be asked for unconfined.
@@ -46,8 +50,9 @@ type session struct {
 }
 
 type runState struct {
-	tainted bool
-	grants  []policy.Grant // this_run answers
+	tainted        bool
+	grants         []policy.Grant // this_run answers
+	confinedGrants []policy.Grant // this_run answers to run confined
 }
 
 func newSessions(idle time.Duration) *sessions {
@@ -85,6 +90,8 @@ type snapshot struct {
 	tainted   bool
 	grants    []policy.Grant
 	runGrants []policy.Grant
+	// confined and runConfined are the grants whose calls run confined.
+	confined, runConfined []policy.Grant
 }
 
 // view returns the state a call of agent in session (and run) decides
@@ -95,7 +102,8 @@ func (ss *sessions) view(agent, id, run string, now time.Time) snapshot {
 	s := ss.get(agent, id, now)
 	rid, r := s.runFor(run)
 	return snapshot{run: rid, tainted: r.tainted, grants: append([]policy.Grant(nil), s.grants...),
-		runGrants: append([]policy.Grant(nil), r.grants...)}
+		runGrants: append([]policy.Grant(nil), r.grants...),
+		confined:  append([]policy.Grant(nil), s.confinedGrants...), runConfined: append([]policy.Grant(nil), r.confinedGrants...)}
 }
 
 // taint marks a run as having taken in outside content.
@@ -129,6 +137,21 @@ func (ss *sessions) grant(agent, id string, g policy.Grant, now time.Time) {
 	defer ss.mu.Unlock()
 	s := ss.get(agent, id, now)
 	s.grants = grants.Widen(s.grants, g)
+}
+
+// grantConfined records a grant whose calls run confined: for the run
+// when run is set, else for the session. Such grants are kept apart from
+// the others (never widened into one that runs unconfined).
+func (ss *sessions) grantConfined(agent, id, run string, g policy.Grant, now time.Time) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s := ss.get(agent, id, now)
+	if run != "" {
+		_, r := s.runFor(run)
+		r.confinedGrants = grants.Widen(r.confinedGrants, g)
+		return
+	}
+	s.confinedGrants = grants.Widen(s.confinedGrants, g)
 }
 
 // grantRun records a this_run grant.

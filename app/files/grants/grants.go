@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -34,7 +35,11 @@ import (
 // and its grants keep working as saved.
 type Set struct {
 	agents map[string][]policy.Grant
-	saved  map[string]time.Time // grant (agent + "\x00" + grant) -> when saved
+	// confined are the grants a person gave to run the calls confined:
+	// kept apart, never widened into the others, so that what they cover
+	// runs confined and never unconfined.
+	confined map[string][]policy.Grant
+	saved    map[string]time.Time // grant (agent + "\x00" + grant) -> when saved
 }
 
 // version is the format agate writes.
@@ -49,15 +54,16 @@ type file struct {
 }
 
 type savedGrant struct {
-	Grant string    `toml:"grant"`
-	Saved time.Time `toml:"saved"`
+	Grant    string    `toml:"grant"`
+	Saved    time.Time `toml:"saved"`
+	Confined bool      `toml:"confined"`
 }
 
 // Load reads the grants file; a missing file is no grants. A file
 // that does not parse is an error naming the file, line and key: a grant
 // is never dropped silently.
 func Load(path string) (*Set, error) {
-	g := &Set{agents: map[string][]policy.Grant{}, saved: map[string]time.Time{}}
+	g := &Set{agents: map[string][]policy.Grant{}, confined: map[string][]policy.Grant{}, saved: map[string]time.Time{}}
 	data, err := osutil.ReadLimited(path, policy.MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return g, nil
@@ -93,7 +99,11 @@ func Load(path string) (*Set, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: agents.%s.grant[%d].grant: %w", path, agent, i, err)
 			}
-			g.agents[agent] = append(g.agents[agent], gr)
+			if sg.Confined {
+				g.confined[agent] = append(g.confined[agent], gr)
+			} else {
+				g.agents[agent] = append(g.agents[agent], gr)
+			}
 			if !sg.Saved.IsZero() {
 				g.saved[agent+"\x00"+gr.String()] = sg.Saved
 			}
@@ -110,16 +120,36 @@ func (g *Set) For(agent string) []policy.Grant {
 	return g.agents[agent]
 }
 
+// ConfinedFor returns an agent's saved grants to run calls confined.
+func (g *Set) ConfinedFor(agent string) []policy.Grant {
+	if g == nil {
+		return nil
+	}
+	return g.confined[agent]
+}
+
 // Agents returns the agents with saved grants, sorted.
 func (g *Set) Agents() []string {
 	var out []string
-	for a, gs := range g.agents {
-		if len(gs) > 0 {
-			out = append(out, a)
+	for _, m := range []map[string][]policy.Grant{g.agents, g.confined} {
+		for a, gs := range m {
+			if len(gs) > 0 && !slices.Contains(out, a) {
+				out = append(out, a)
+			}
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// AddConfined records a grant whose calls run confined, apart from the
+// agent's other grants.
+func (g *Set) AddConfined(agent string, gr policy.Grant) {
+	if g.confined == nil {
+		g.confined = map[string][]policy.Grant{}
+	}
+	g.confined[agent] = Widen(g.confined[agent], gr)
+	g.stamp(agent, gr)
 }
 
 // Add records a grant for an agent, widening the agent's grant for the
@@ -129,6 +159,11 @@ func (g *Set) Add(agent string, gr policy.Grant) {
 		g.agents = map[string][]policy.Grant{}
 	}
 	g.agents[agent] = Widen(g.agents[agent], gr)
+	g.stamp(agent, gr)
+}
+
+// stamp records when a grant was first saved.
+func (g *Set) stamp(agent string, gr policy.Grant) {
 	if g.saved == nil {
 		g.saved = map[string]time.Time{}
 	}
@@ -141,43 +176,48 @@ func (g *Set) Add(agent string, gr policy.Grant) {
 // those for tool, or the one grant tool spells out whole. It reports
 // whether anything was removed.
 func (g *Set) Revoke(agent, tool string) bool {
-	list, ok := g.agents[agent]
-	if !ok {
-		return false
-	}
-	if tool == "" {
-		delete(g.agents, agent)
-		return len(list) > 0
-	}
-	kept := list[:0]
 	removed := false
-	for _, gr := range list {
-		if gr.Tool == tool || gr.String() == tool {
-			removed = true
+	for _, m := range []map[string][]policy.Grant{g.agents, g.confined} {
+		list, ok := m[agent]
+		if !ok {
 			continue
 		}
-		kept = append(kept, gr)
+		if tool == "" {
+			delete(m, agent)
+			removed = removed || len(list) > 0
+			continue
+		}
+		kept := list[:0]
+		for _, gr := range list {
+			if gr.Tool == tool || gr.String() == tool {
+				removed = true
+				continue
+			}
+			kept = append(kept, gr)
+		}
+		m[agent] = kept
 	}
-	g.agents[agent] = kept
 	return removed
 }
 
 // RevokeOne removes the agent's grants equal to want.
 func (g *Set) RevokeOne(agent string, want policy.Grant) bool {
-	list, ok := g.agents[agent]
-	if !ok {
-		return false
-	}
-	kept := list[:0]
 	removed := false
-	for _, gr := range list {
-		if gr.Equal(want) {
-			removed = true
+	for _, m := range []map[string][]policy.Grant{g.agents, g.confined} {
+		list, ok := m[agent]
+		if !ok {
 			continue
 		}
-		kept = append(kept, gr)
+		kept := list[:0]
+		for _, gr := range list {
+			if gr.Equal(want) {
+				removed = true
+				continue
+			}
+			kept = append(kept, gr)
+		}
+		m[agent] = kept
 	}
-	g.agents[agent] = kept
 	return removed
 }
 
@@ -196,6 +236,13 @@ func (g *Set) Marshal() []byte {
 			}
 			if gr.Broad() {
 				b.WriteString("# broad: it covers more than one command a person looked at\n")
+			}
+		}
+		for _, gr := range g.confined[agent] {
+			fmt.Fprintf(&b, "\n[[agents.%s.grant]]\ngrant = %s\nconfined = true # what it covers runs in agate's sandbox, never unconfined\n",
+				tomledit.Key(agent), tomledit.String(gr.String()))
+			if at := g.saved[agent+"\x00"+gr.String()]; !at.IsZero() {
+				fmt.Fprintf(&b, "saved = %s\n", at.UTC().Format(time.RFC3339))
 			}
 		}
 	}

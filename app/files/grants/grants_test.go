@@ -97,3 +97,33 @@ func TestUpdateUnderLock(t *testing.T) {
 		t.Errorf("revoke one: %s", strs(g.For("claude-code")))
 	}
 }
+
+// TestConfinedGrantsRoundTrip: a grant to run calls confined is saved
+// marked so, read back apart from the others, listed, and revoked.
+func TestConfinedGrantsRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grants.toml")
+	plain, err := policy.ParseGrant("bash(rm) delete=/p/build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := policy.ParseGrant("bash(curl) network=example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Update(path, func(g *Set) error { g.Add("claude-code", plain); g.AddConfined("claude-code", conf); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.For("claude-code"); len(got) != 1 || !got[0].Equal(plain) {
+		t.Errorf("plain grants %v", got)
+	}
+	if got := g.ConfinedFor("claude-code"); len(got) != 1 || !got[0].Equal(conf) {
+		t.Errorf("confined grants %v", got)
+	}
+	if !g.RevokeOne("claude-code", conf) || len(g.ConfinedFor("claude-code")) != 0 || len(g.For("claude-code")) != 1 {
+		t.Errorf("revoking the confined grant: %v %v", g.For("claude-code"), g.ConfinedFor("claude-code"))
+	}
+}
