@@ -37,6 +37,8 @@ func cmdReplay(ctx context.Context, e *Env, args []string) error {
 	noFacts := fs.Bool("no-facts", false, "judge without looking at the disk (what git could give back, what a glob names)")
 	all := fs.Bool("all", false, "print every call, not only those that change or that a remembered answer lets through")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	confine := fs.String("confine", "config", "whether what the sandbox can hold runs confined, as where agate rewrites the agent's calls and bwrap or Landlock works: "+
+		"config ([sandbox] confine_unasked), on or off")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -74,6 +76,17 @@ func cmdReplay(ctx context.Context, e *Env, args []string) error {
 	}
 
 	o := replay.Options{Policy: pol, Answer: ans, Remember: rem}
+	switch on := pol.Config().Sandbox.ConfineUnasked; *confine {
+	case "on", "config":
+		if *confine == "on" || on {
+			// The agents whose shell calls agate rewrites (Codex only
+			// where it runs them with full access: taken as so here).
+			o.Confine = func(agent string) bool { return agent == "claude-code" || agent == "gemini" || agent == "codex" }
+		}
+	case "off":
+	default:
+		return usagef("--confine: want config, on or off, not %q", *confine)
+	}
 	if home, err := os.UserHomeDir(); err == nil {
 		o.Workspace = home
 	}
@@ -139,6 +152,7 @@ func writeReplay(w io.Writer, rep *replay.Report, skips []replay.Skip, h replayH
 		fmt.Fprintf(w, "  verdicts that change from the recorded ones: %d\n", rep.Changed)
 	}
 	fmt.Fprintf(w, "  calls a remembered answer let through unasked: %d\n", rep.LetThrough)
+	fmt.Fprintf(w, "  calls run confined, unasked: %d, of which %d agate cannot tell and would ask about without the sandbox\n", rep.Confined, rep.ConfinedNotKnown)
 	if len(skips) > 0 {
 		fmt.Fprintf(w, "  lines not replayed: %d\n", len(skips))
 	}
@@ -189,9 +203,12 @@ func writeReplayJSON(w io.Writer, rep *replay.Report, skips []replay.Skip) error
 		Recorded   int       `json:"recorded_prompts"`
 		Changed    int       `json:"changed"`
 		LetThrough int       `json:"let_through"`
+		Confined   int       `json:"confined"`
+		NotKnown   int       `json:"confined_not_known"`
 		Outcomes   []outcome `json:"outcomes"`
 		Skipped    []skip    `json:"skipped"`
 	}{Calls: len(rep.Outcomes), Prompts: rep.Prompts, Recorded: rep.RecordedPrompts, Changed: rep.Changed, LetThrough: rep.LetThrough,
+		Confined: rep.Confined, NotKnown: rep.ConfinedNotKnown,
 		Outcomes: []outcome{}, Skipped: []skip{}}
 	for _, o := range rep.Outcomes {
 		oc := outcome{Line: o.Call.Line, Tool: o.Call.Tool, Subject: o.Call.Subject, Decision: o.Decision.Verdict.String(),

@@ -370,6 +370,11 @@ type Options struct {
 	Remember Remember
 	// Workspace is the folder the remember options are described for.
 	Workspace string
+	// Confine, if set, reports whether an agent's shell calls can run in
+	// agate's sandbox (agate rewrites its calls, and the sandbox works):
+	// what the sandbox can hold is then decided as the daemon decides it
+	// there, and runs confined instead of asking.
+	Confine func(agent string) bool
 }
 
 // Outcome is what one call gets in the replay.
@@ -384,6 +389,9 @@ type Outcome struct {
 	// answer, is the line of that answer's call and the grant it left.
 	Remembered     int
 	RememberedWhat string
+	// Confined is set when the call runs in the sandbox, cut to what
+	// was judged of it.
+	Confined bool
 	// Changed is set when the verdict differs from the recorded one.
 	Changed bool
 }
@@ -396,7 +404,11 @@ type Report struct {
 	RecordedPrompts int
 	Changed         int
 	LetThrough      int // calls allowed only by a remembered answer
-	ByVerdict       map[policy.Verdict]int
+	// Confined counts the calls allowed to run in the sandbox (Options.
+	// Confine), of which ConfinedNotKnown are those agate cannot tell,
+	// which would ask without it.
+	Confined, ConfinedNotKnown int
+	ByVerdict                  map[policy.Verdict]int
 }
 
 // remembered is a grant left by an answer, with where it came from.
@@ -429,6 +441,7 @@ func Run(calls []Call, o Options) (*Report, error) {
 				Grants: append(append([]policy.Grant(nil), saved...), grantsOf(extra)...),
 			}
 			r.RunGrants = grantsOf(runs)
+			r.Sandbox = o.Confine != nil && o.Confine(c.Agent)
 			if o.Facts != nil {
 				o.Facts(r)
 			}
@@ -440,6 +453,13 @@ func Run(calls []Call, o Options) (*Report, error) {
 		}
 		dec := pol.Decide(req(mem, run[rkey]))
 		out := Outcome{Call: c, Decision: dec, Verdict: dec.Verdict}
+		if o.Confine != nil && o.Confine(c.Agent) && dec.Judged() && dec.Confine.Possible {
+			out.Confined = true
+			rep.Confined++
+			if dec.Risks.Has(policy.Unknown) {
+				rep.ConfinedNotKnown++
+			}
+		}
 		if dec.Verdict == policy.Allow && dec.Layer == policy.LayerGrant {
 			// Which remembered answer let it through? Decide without each.
 			if base := pol.Decide(req(nil, nil)); base.Verdict != policy.Allow {
