@@ -61,7 +61,7 @@ type Settings struct {
 	agents   *agentsTab
 	activity *activityTab
 
-	uiLocker sync.Mutex   // serialises widget work handed over by do (see Prompter.do)
+	uiLocker *sync.Mutex  // serialises widget work handed over by do (see Prompter.do): settingsMu
 	ended    *atomic.Bool // set when Fyne's loop stops: do drops widget work (see Prompter.endUI)
 
 	mu     sync.Mutex // guards actDue
@@ -70,7 +70,13 @@ type Settings struct {
 
 // NewSettings builds the settings window, hidden.
 func NewSettings(fa fyne.App, d *daemon.Daemon, logf func(string, ...any)) *Settings {
-	s := &Settings{fa: fa, d: d, logf: logf, win: fa.NewWindow(SettingsTitle), ended: new(atomic.Bool)}
+	// Built under the lock the widget work of every settings window
+	// takes: a probe an earlier window started (its goroutine hands a
+	// label's text over through do) does not lay out text while this
+	// one does. Fyne's text measures share one cache.
+	settingsMu.Lock()
+	defer settingsMu.Unlock()
+	s := &Settings{fa: fa, d: d, logf: logf, win: fa.NewWindow(SettingsTitle), ended: new(atomic.Bool), uiLocker: &settingsMu}
 	s.banner = widget.NewLabel("")
 	s.banner.Wrapping = fyne.TextWrapWord
 	s.banner.TextStyle = fyne.TextStyle{Bold: true}
@@ -138,7 +144,10 @@ func (s *Settings) ShowError(err error) {
 
 // do runs widget work on Fyne's goroutine, serially under the test driver,
 // and not at all once the loop has ended.
-func (s *Settings) do(fn func()) { doOnUI(s.ended, &s.uiLocker, fn) }
+func (s *Settings) do(fn func()) { doOnUI(s.ended, s.uiLocker, fn) }
+
+// settingsMu is the lock of every settings window's widget work.
+var settingsMu sync.Mutex
 
 // opened loads what a tab shows that is not in the config (probes, files).
 func (s *Settings) opened(tab string) {
@@ -146,7 +155,9 @@ func (s *Settings) opened(tab string) {
 	case TabGrants:
 		s.grants.load()
 	case TabSandbox:
+		s.sandbox.shown = true
 		s.sandbox.probe(false)
+		s.sandbox.showUnasked()
 	case TabKeys:
 		s.keys.load()
 	case TabAgents:

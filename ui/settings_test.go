@@ -639,3 +639,29 @@ func TestTrayLeaks(t *testing.T) {
 		t.Errorf("tooltip %q", tip)
 	}
 }
+
+// TestSettingsSandboxSaysWhetherConfined: opened, the Sandbox tab says
+// whether what agate lets through on its own judgment runs confined here,
+// and why not, from the daemon's probe; before, it probes nothing.
+func TestSettingsSandboxSaysWhetherConfined(t *testing.T) {
+	d := newTestDaemon(t, "")
+	s := NewSettings(test.NewTempApp(t), d, t.Logf)
+	note := func() string {
+		s.uiLocker.Lock()
+		defer s.uiLocker.Unlock()
+		return s.sandbox.unaskedNote.Text
+	}
+	if n := note(); n != "" {
+		t.Fatalf("before the tab is opened: %q", n)
+	}
+	s.uiLocker.Lock()
+	s.opened(TabSandbox)
+	s.uiLocker.Unlock()
+	deadline := time.Now().Add(30 * time.Second)
+	for note() == "" && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := note(); !strings.HasPrefix(n, "on") && !strings.HasPrefix(n, "off") {
+		t.Errorf("the note says %q", n)
+	}
+}

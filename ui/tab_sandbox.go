@@ -27,6 +27,7 @@ const probeTimeout = 60 * time.Second
 // probe's raw fields come last.
 type sandboxTab struct {
 	s              *Settings
+	shown          bool // the tab was opened: what it probes is shown from then on
 	prober         sandbox.Prober
 	summary        *widget.Label
 	checks         *widget.RichText
@@ -138,7 +139,9 @@ func (t *sandboxTab) load(cfg *policy.Config) {
 	t.failClosed.SetChecked(cfg.Sandbox.FailClosed)
 	t.launcher.SetSelected(cfg.Sandbox.Launcher)
 	t.confineUnasked.SetChecked(cfg.Sandbox.ConfineUnasked)
-	t.showUnasked()
+	if t.shown {
+		t.showUnasked() // else when the tab is opened, as the probe
+	}
 	on, known := configBool(cfg.Sandbox, "confine_project")
 	t.confineProject.SetChecked(on)
 	if known {
