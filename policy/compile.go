@@ -272,3 +272,13 @@ func (p *Policy) Catalog() *Catalog { return p.catalog }
 // Problems returns what an overlay tried and was refused (loosening the
 // policy); the rest of the overlay still applies.
 func (p *Policy) Problems() []*ConfigError { return p.problems }
+
+// ProtectedWrite reports whether a write to the absolute path asks as a
+// write to a protected path (an rc file, a hook, an agent's settings,
+// agate's own files), and names the rule.
+func (p *Policy) ProtectedWrite(path string) (RuleRef, bool) {
+	if ref, ok := p.protected.match(path); ok {
+		return *ref, true
+	}
+	return RuleRef{}, false
+}

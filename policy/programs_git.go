@@ -80,8 +80,16 @@ func gitHandler(c *cmdRun) {
 			c.add(Effect{Kind: EffDelete, Path: c.base, What: "git clean removes untracked files"})
 		}
 	case "checkout":
+		switch {
+		case c.has("-f", "--force"):
+			c.add(Effect{Kind: EffDelete, Path: c.base, What: "git checkout -f throws away uncommitted changes"})
+			return
+		case c.has("--pathspec-from-file"):
+			c.add(Effect{Kind: EffDelete, Path: c.base, What: "git checkout overwrites the paths a file lists, throwing away their uncommitted changes"})
+			return
+		}
 		for _, op := range c.ops {
-			if op.word == "." || c.has("-f", "--force") {
+			if op.word == "." {
 				c.add(Effect{Kind: EffDelete, Path: c.base, What: "git checkout throws away uncommitted changes"})
 				return
 			}

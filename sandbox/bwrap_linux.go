@@ -6,11 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // bwrap confines with bubblewrap. Every namespace is unshared (user, pid,
@@ -97,8 +100,8 @@ func hidesFile(p *plan) bool {
 
 // bwrapFiles are the files bwrap reads by descriptor, from fd 3 on, in the
 // order bwrapArgs numbers them: /dev/null, the content of every hidden
-// file, when there is one; then a pipe holding each view's content (no
-// more than a pipe's buffer: MaxView), its writing end closed.
+// file, when there is one; then a memory file holding each view's
+// content, read from its start.
 func bwrapFiles(p *plan) (files []*os.File, err error) {
 	defer func() {
 		if err != nil {
@@ -119,16 +122,16 @@ func bwrapFiles(p *plan) (files []*os.File, err error) {
 		if m.kind != mountView {
 			continue
 		}
-		r, w, err := os.Pipe()
+		fd, err := unix.MemfdCreate("agate-view", unix.MFD_CLOEXEC)
 		if err != nil {
-			return files, fmt.Errorf("a pipe for the view of %s: %w", m.path, err)
+			return files, fmt.Errorf("a memory file for the view of %s: %w", m.path, err)
 		}
-		files = append(files, r)
-		_, err = w.Write(p.views[m.path])
-		if cerr := w.Close(); err == nil {
-			err = cerr
+		f := os.NewFile(uintptr(fd), "agate-view")
+		files = append(files, f)
+		if _, err := f.Write(p.views[m.path]); err != nil {
+			return files, fmt.Errorf("the view of %s: %w", m.path, err)
 		}
-		if err != nil {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return files, fmt.Errorf("the view of %s: %w", m.path, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -171,7 +172,7 @@ func parseGitConfig(data []byte) ([]gitEntry, error) {
 				i++
 			}
 			switch {
-			case i >= len(s) || s[i] == '\n' || s[i] == '#' || s[i] == ';':
+			case i >= len(s) || s[i] == '\n': // (a comment there is a bad line to git)
 				e.noValue = true
 			case s[i] == '=':
 				i++
@@ -305,18 +306,18 @@ func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' 
 func isAlnum(c byte) bool { return isAlpha(c) || c >= '0' && c <= '9' }
 
 // GitConfigViews are the views of the person's git config files (in home,
-// and under XDG_CONFIG_HOME when it is set, else ~/.config) for a command
+// in ~/.config/git, and under XDG_CONFIG_HOME when it is set) for a command
 // confined to agate's judgment, and the files to hide instead: one too
 // large for a view, or one GitConfigView will not read.
 func GitConfigViews(home string, getenv func(string) string) (views []View, hidden []string) {
 	if home == "" || !filepath.IsAbs(home) {
 		return nil, nil
 	}
-	xdg := filepath.Join(home, ".config")
+	files := []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")}
 	if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
-		xdg = d
+		files = append(files, filepath.Join(d, "git", "config"))
 	}
-	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")} {
+	for _, f := range slices.Compact(files) {
 		data, err := readSmall(f, 4*MaxView)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):

@@ -112,19 +112,27 @@ func (ls dirLister) existingIn(dir, pattern string) []string {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(dir, pattern)
 	}
+	if !strings.ContainsAny(p, "*?[\\") {
+		// A plain path: where its first element below dir is not in
+		// dir's listing, it is not there, and no stat is spent on it
+		// (most of the stores on the list are not on a given machine).
+		if rel, err := filepath.Rel(dir, p); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			first, _, _ := strings.Cut(rel, string(filepath.Separator))
+			if !slices.Contains(ls.list(dir), first) {
+				return nil
+			}
+		}
+		if _, err := os.Lstat(p); err == nil {
+			return []string{filepath.Clean(p)}
+		}
+		return nil
+	}
 	parent, last := filepath.Split(p)
-	if !strings.ContainsAny(p, "*?[") || strings.ContainsAny(parent, "*?[\\") {
+	if strings.ContainsAny(parent, "*?[\\") {
 		return existingIn(dir, pattern)
 	}
 	parent = filepath.Clean(parent)
-	names, ok := ls[parent]
-	if !ok {
-		entries, _ := os.ReadDir(parent)
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		ls[parent] = names
-	}
+	names := ls.list(parent)
 	var out []string
 	for _, n := range names {
 		if m, err := filepath.Match(last, n); err == nil && m {
@@ -132,6 +140,19 @@ func (ls dirLister) existingIn(dir, pattern string) []string {
 		}
 	}
 	return out
+}
+
+// list is the names in dir, read once.
+func (ls dirLister) list(dir string) []string {
+	names, ok := ls[dir]
+	if !ok {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		ls[dir] = names
+	}
+	return names
 }
 
 // existingIn returns the paths that exist matching pattern in dir, a glob
@@ -216,7 +237,7 @@ var homeKeep = map[string]bool{
 	".ivy2": true, ".sbt": true, ".deno": true, ".bun": true, ".volta": true, ".sdkman": true, ".dotnet": true,
 	".asdf": true, ".ghcup": true, ".cabal": true, ".stack": true, ".opam": true, ".elan": true, ".julia": true,
 	".conda": true, "miniconda3": true, "anaconda3": true, ".mix": true, ".hex": true, ".nix-profile": true,
-	".config/git": true, ".config/go": true, ".config/pip": true, ".config/pypoetry": true, ".config/uv": true,
+	".config/git/config": true, ".config/git/ignore": true, ".config/git/attributes": true, ".config/go": true, ".config/pip": true, ".config/pypoetry": true, ".config/uv": true,
 	".config/mise": true, ".config/yarn": true, ".config/pnpm": true, ".config/matplotlib": true,
 	".local/bin": true, ".local/lib": true, ".local/share/pnpm": true, ".local/share/virtualenvs": true,
 	".local/share/uv": true, ".local/share/mise": true, ".local/share/pipx": true, ".local/share/go": true,
@@ -229,7 +250,7 @@ var homeKeep = map[string]bool{
 
 // homeInto are the folders of home whose entries are kept or hidden one
 // by one, not whole.
-var homeInto = []string{"", ".config", ".local", ".local/share", ".cache"}
+var homeInto = []string{"", ".config", ".local", ".local/share", ".cache", ".config/git"}
 
 // HomeDenied lists what a command confined to agate's judgment does not
 // see of home (for Options.Hidden): every entry of home, and of its

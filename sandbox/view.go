@@ -11,12 +11,13 @@ type View struct {
 	Data []byte // what reading it gives
 }
 
-// MaxView is the most a view may hold: bwrap reads it from a pipe, whose
-// buffer is written before bwrap starts.
+// MaxView is the most a view may hold: the Landlock launcher passes it in
+// its child's arguments.
 const MaxView = 32 << 10
 
 // addViews lays the views over the mounts, last: each existing regular
-// file outside the hidden paths, the private /tmp and the writable roots.
+// file outside the hidden paths and the private /tmp; one under a
+// writable root is hidden instead (a view there could be written).
 func (p *plan) addViews(views []View, hidden []string) error {
 	for _, v := range views {
 		if len(v.Data) > MaxView {
@@ -27,7 +28,13 @@ func (p *plan) addViews(views []View, hidden []string) error {
 			continue
 		}
 		fi, err := os.Stat(r)
-		if err != nil || !fi.Mode().IsRegular() || under(r, hidden) || within(r, "/tmp") || p.rootOf(r) != "" {
+		if err != nil || !fi.Mode().IsRegular() || under(r, hidden) || within(r, "/tmp") {
+			continue
+		}
+		if p.rootOf(r) != "" {
+			// Under a writable root the file would be the command's to
+			// change: what a view keeps out is hidden instead.
+			p.mounts = append(p.mounts, mount{mountHideFile, r})
 			continue
 		}
 		if p.views == nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -26,7 +27,8 @@ type serverProfile struct {
 	explicit bool   // [mcp.servers.NAME] confine = true: never unconfined
 	why      string // why it is confined, for the note on stderr
 	net      bool
-	writable []string
+	writable []string // folders it may write
+	files    []string // files it may write (what its variables name)
 	keepEnv  []string
 	launch   mcp.Launch // the catalog's entry, when it knows the server
 	known    bool
@@ -48,6 +50,11 @@ func mcpProfile(cfg *policy.Config, name string, command []string, cwd, home str
 	p.launch, p.known = mcp.KnownServer(command)
 	project := projectRoot(cwd, home)
 	fromProject := project != "" && serverInProject(command, cwd, project)
+	if fromProject && p.launch.Spec == "" {
+		// A program of the project named as a server agate knows is the
+		// project's code, with none of the catalog's rights.
+		p.known = false
+	}
 	switch {
 	case sc.Confine != nil:
 		p.confine, p.explicit = *sc.Confine, *sc.Confine
@@ -67,7 +74,7 @@ func mcpProfile(cfg *policy.Config, name string, command []string, cwd, home str
 		}
 		for _, v := range p.launch.Writes {
 			if f := os.Getenv(v); f != "" {
-				p.writable = append(p.writable, absFrom(cwd, home, f))
+				p.files = append(p.files, absFrom(cwd, home, f))
 			}
 		}
 		p.keepEnv = append(p.keepEnv, p.launch.Env...)
@@ -138,10 +145,18 @@ func serverInProject(command []string, cwd, project string) bool {
 		}
 	}
 	for _, p := range paths {
-		if !strings.ContainsRune(p, filepath.Separator) {
-			continue // found on the PATH, not in the project
-		}
 		abs := absFrom(cwd, "", p)
+		if !strings.ContainsRune(p, filepath.Separator) {
+			// Found on the PATH, which may hold a folder of the project
+			// (its node_modules/.bin).
+			found, err := exec.LookPath(p)
+			if err != nil {
+				continue
+			}
+			if abs, err = filepath.Abs(found); err != nil {
+				continue
+			}
+		}
 		if r, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = r
 		}
@@ -164,6 +179,10 @@ func pathUnder(path, dir string) bool {
 // errNotConfinable is why a server that must be confined is not started.
 var errNotConfinable = errors.New("the server must run confined, and agate's sandbox cannot run here")
 
+// errBadProfile is why a server whose confinement agate cannot cut as its
+// command asks is not started: never started unconfined instead.
+var errBadProfile = errors.New("agate will not start this server")
+
 // confinedServer prepares the server's command inside the sandbox: the
 // folder the client starts it in read-only (its start), the profile's
 // folders writable, the network only when the profile has it, of home
@@ -175,6 +194,10 @@ var errNotConfinable = errors.New("the server must run confined, and agate's san
 // only where the profile is not explicit.
 func confinedServer(ctx context.Context, cfg *policy.Config, paths api.Paths, prof serverProfile, command []string,
 	cwd, home string, env []string, stderr io.Writer) (*exec.Cmd, error) {
+	// Only where the OS's own sandbox is missing does a server confined
+	// by default run as before; a profile agate will not cut (a folder
+	// that is all of home, a protected file, a package it could not
+	// fetch) refuses, whatever asked for it.
 	fallback := func(err error) (*exec.Cmd, error) {
 		if prof.explicit {
 			return nil, fmt.Errorf("%w: %v", errNotConfinable, err)
@@ -182,33 +205,60 @@ func confinedServer(ctx context.Context, cfg *policy.Config, paths api.Paths, pr
 		fmt.Fprintf(stderr, "agate mcp run: not confined: %v; the server runs with all your rights (as before agate confined servers)\n", err)
 		return nil, nil
 	}
+	refuse := func(format string, args ...any) (*exec.Cmd, error) {
+		return nil, fmt.Errorf("%w: %s; [mcp.servers.NAME] confine = false runs it with all your rights", errBadProfile, fmt.Sprintf(format, args...))
+	}
 	if runtime.GOOS != "linux" || cfg == nil {
 		return fallback(errors.New("agate confines MCP servers only on Linux for now"))
 	}
 	argv := command
 	if prof.known && prof.launch.Spec != "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return fallback(fmt.Errorf("no cache folder for the server's package: %w", err))
+		// The person's own cache, not one the client's environment for
+		// the server names (XDG_CACHE_HOME, HOME from a project's
+		// .mcp.json).
+		u, err := user.Current()
+		if err != nil || !filepath.IsAbs(u.HomeDir) {
+			return refuse("no home folder to keep the server's package in: %v", err)
 		}
-		bin, err := mcp.Fetch(ctx, filepath.Join(dir, "agate", "mcp"), prof.launch.Spec, prof.launch.Bin)
+		bin, err := mcp.Fetch(ctx, filepath.Join(u.HomeDir, ".cache", "agate", "mcp"), prof.launch.Spec, prof.launch.Bin)
 		if err != nil {
-			return fallback(err)
+			return refuse("its package could not be made ready to run confined: %v", err)
 		}
 		argv = append([]string{bin}, prof.launch.Args...)
 		if prof.launch.WritesPackage && !writesSet(prof.launch) {
 			prof.writable = append(prof.writable, filepath.Join(filepath.Dir(filepath.Dir(bin)), filepath.FromSlash(prof.launch.Package)))
 		}
 	}
+	pol, err := policy.Compile(cfg, machine.PolicyOptions(paths))
+	if err != nil {
+		return refuse("the config: %v", err)
+	}
 	o := machine.KernelOptions(machine.SandboxOptions(cfg, paths, cwd))
 	o.ReadOnlyWork, o.Dir, o.Net, o.Env, o.KeepEnv = true, cwd, prof.net, env, prof.keepEnv
 	for _, w := range prof.writable {
-		if _, err := os.Stat(w); err == nil {
+		if w == "/" || home != "" && pathUnder(home, w) {
+			return refuse("it would write all of your home folder (%s): a confined server serves folders inside it", w)
+		}
+		if ref, ok := pol.ProtectedWrite(w); ok {
+			return refuse("it would write %s, whose writes ask (%s)", w, ref.Text)
+		}
+		if fi, err := os.Stat(w); err == nil && fi.IsDir() {
 			o.Writable = append(o.Writable, w)
-		} else if d := filepath.Dir(w); w != d {
-			if _, err := os.Stat(d); err == nil {
-				o.Writable = append(o.Writable, d) // a file it will make
-			}
+		}
+	}
+	// A file it writes (its memory) is writable alone, made empty first
+	// when it is not there yet; never one whose writes ask.
+	for _, f := range prof.files {
+		if ref, ok := pol.ProtectedWrite(f); ok {
+			return refuse("it would write %s, whose writes ask (%s)", f, ref.Text)
+		}
+		if fh, err := os.OpenFile(f, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			fh.Close()
+		}
+		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
+			o.Writable = append(o.Writable, f)
+		} else {
+			return refuse("it would write %s, which is not a file agate can give it", f)
 		}
 	}
 	// What the server serves it sees whole (a filesystem server given ~
@@ -235,12 +285,15 @@ func confinedServer(ctx context.Context, cfg *policy.Config, paths api.Paths, pr
 	// the sandbox's private /tmp: bound read-only.
 	if exe, err := exec.LookPath(argv[0]); err == nil {
 		if exe, err = filepath.Abs(exe); err == nil && pathUnder(exe, "/tmp") {
-			o.ReadOnly = append(o.ReadOnly, filepath.Dir(exe))
+			o.ReadOnly = append(o.ReadOnly, exe) // the program alone, not what lies beside it
 		}
 	}
 	p, err := sandbox.Prepare(ctx, o, argv)
-	if err != nil {
+	switch {
+	case errors.Is(err, sandbox.ErrUnavailable):
 		return fallback(err)
+	case err != nil:
+		return refuse("%v", err)
 	}
 	note := "no network"
 	if prof.net {

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -67,5 +71,46 @@ pass_env = ["MY_TOKEN", "AGATE_PASSPHRASE"]
 				t.Errorf("kept variables %q, want %q", p.keepEnv, tt.keep)
 			}
 		})
+	}
+}
+
+// TestConfinedServerRefuses: a profile agate will not cut is refused,
+// never run unconfined instead: all of home writable, a file whose
+// writes ask; a file the server keeps is made and given to it alone.
+func TestConfinedServerRefuses(t *testing.T) {
+	needBwrap(t)
+	p := apptest.Paths(t, "")
+	home, err := os.MkdirTemp("/var/tmp", "agate-mcp-home-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	cfg := policy.DefaultConfig()
+	var stderr strings.Builder
+	for _, prof := range []serverProfile{
+		{confine: true, writable: []string{home}},
+		{confine: true, writable: []string{"/"}},
+		{confine: true, files: []string{filepath.Join(home, ".zshenv")}},
+		{confine: true, files: []string{filepath.Join(home, ".config", "autostart", "x.desktop")}},
+	} {
+		cmd, err := confinedServer(context.Background(), cfg, p, prof, []string{"true"}, home, home, os.Environ(), &stderr)
+		if !errors.Is(err, errBadProfile) || cmd != nil {
+			t.Errorf("%+v: %v, want it refused", prof, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, ".zshenv")); err == nil {
+		t.Error("a refused profile made the file")
+	}
+	mem := filepath.Join(home, "memory.jsonl")
+	cmd, err := confinedServer(context.Background(), cfg, p, serverProfile{confine: true, files: []string{mem}}, []string{"sh", "-c", "echo x >> " + mem + " && echo y > " + home + "/other"}, home, home, os.Environ(), &stderr)
+	if err != nil || cmd == nil {
+		t.Fatalf("the memory file: %v %s", err, stderr.String())
+	}
+	cmd.Run()
+	if b, _ := os.ReadFile(mem); string(b) != "x\n" {
+		t.Errorf("the memory file holds %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(home, "other")); err == nil {
+		t.Error("the server wrote beside its file")
 	}
 }

@@ -325,7 +325,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		Tool: r.Tool, Args: r.Args, Agent: r.Agent, Cwd: r.Cwd, Workspace: r.Workspace,
 		Interactive: r.Interactive && (attached || r.AgentPrompt && !r.Headless),
 		Tainted:     r.Tainted || snap.tainted,
-		Grants:      append(d.grants.Load().For(r.Agent), snap.grants...),
+		Grants:      slices.Concat(d.grants.Load().For(r.Agent), snap.grants), // never into the shared saved list
 		RunGrants:   snap.runGrants,
 		Resolve:     machine.ResolvePath,
 		Secrets:     d.knownSecrets(),
@@ -351,7 +351,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	var grantedConfined *api.Confinement
 	if saved := d.grants.Load().ConfinedFor(r.Agent); dec.Verdict != policy.Allow && len(saved)+len(snap.confined)+len(snap.runConfined) > 0 {
 		creq := *preq
-		creq.Grants, creq.RunGrants = append(saved, snap.confined...), snap.runConfined
+		creq.Grants, creq.RunGrants = slices.Concat(saved, snap.confined), snap.runConfined
 		if cd := pol.Decide(&creq); cd.Verdict == policy.Allow && cd.Layer == policy.LayerGrant {
 			if grantedConfined = d.approvedFor(st.cfg, r, dec); grantedConfined != nil {
 				cd.Reason += ", to run confined"

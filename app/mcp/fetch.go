@@ -39,6 +39,10 @@ func Fetch(ctx context.Context, dir, spec, bin string) (string, error) {
 	if _, err := os.Stat(prog); err == nil {
 		return prog, nil
 	}
+	// What is there without the program is a half-done install: again.
+	if err := os.RemoveAll(folder); err != nil {
+		return "", fmt.Errorf("fetch %s: %w", spec, err)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("fetch %s: %w", spec, err)
 	}
@@ -57,7 +61,7 @@ func Fetch(ctx context.Context, dir, spec, bin string) (string, error) {
 	cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", tmp, "--ignore-scripts", "--no-audit", "--no-fund",
 		"--no-package-lock", "--loglevel=error", spec)
 	cmd.Dir = tmp
-	cmd.Env = append(os.Environ(), "npm_config_ignore_scripts=true", "npm_config_update_notifier=false")
+	cmd.Env = append(npmEnv(os.Environ()), "npm_config_ignore_scripts=true", "npm_config_update_notifier=false")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -75,6 +79,23 @@ func Fetch(ctx context.Context, dir, spec, bin string) (string, error) {
 		return "", fmt.Errorf("fetch %s: %w", spec, err)
 	}
 	return prog, nil
+}
+
+// npmEnv is the environment npm installs with: the client's, without
+// what would run code in npm itself or change where packages come from
+// (NODE_OPTIONS and the other NODE_ variables, npm's own npm_config_
+// settings), which a project's MCP config can set for its server.
+func npmEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		u := strings.ToUpper(k)
+		if strings.HasPrefix(u, "NODE_") || strings.HasPrefix(u, "NPM_CONFIG_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // validSpec reports whether spec is a registry package, with or without a

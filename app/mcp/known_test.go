@@ -96,3 +96,10 @@ func FuzzKnownServer(f *testing.F) {
 		}
 	})
 }
+
+func TestNpmEnv(t *testing.T) {
+	got := npmEnv([]string{"PATH=/bin", "NODE_OPTIONS=--require ./evil.js", "npm_config_registry=https://evil", "NPM_CONFIG_USERCONFIG=x", "HOME=/h"})
+	if !slices.Equal(got, []string{"PATH=/bin", "HOME=/h"}) {
+		t.Errorf("npm's environment %q", got)
+	}
+}

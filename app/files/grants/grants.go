@@ -117,7 +117,7 @@ func (g *Set) For(agent string) []policy.Grant {
 	if g == nil {
 		return nil
 	}
-	return g.agents[agent]
+	return slices.Clip(g.agents[agent]) // an append makes a copy: the set is shared
 }
 
 // ConfinedFor returns an agent's saved grants to run calls confined.
@@ -125,7 +125,7 @@ func (g *Set) ConfinedFor(agent string) []policy.Grant {
 	if g == nil {
 		return nil
 	}
-	return g.confined[agent]
+	return slices.Clip(g.confined[agent])
 }
 
 // Agents returns the agents with saved grants, sorted.
