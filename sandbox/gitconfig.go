@@ -39,6 +39,26 @@ var gitKeep = map[string]bool{
 // refuse, or one this reading is unsure of, is an error: the caller hides
 // the file instead.
 func GitConfigView(data []byte) ([]byte, error) {
+	return configView(data, func(section string) bool { return gitKeep[section] })
+}
+
+// gitDropRepo are the sections a repository's own config (.git/config)
+// loses in its view: what can carry a credential (http's extraHeader, as
+// CI checkouts leave it, credential helpers, url rewrites, sendemail's
+// password) or name another file (include, includeIf).
+var gitDropRepo = map[string]bool{"http": true, "https": true, "credential": true, "url": true,
+	"include": true, "includeif": true, "sendemail": true}
+
+// RepoConfigView is GitConfigView for a repository's own config: all of
+// it but the sections gitDropRepo names and the values that hold a URL
+// with credentials, so that git works on the repository as before
+// (remotes, branches, extensions, worktrees) and reads no token.
+func RepoConfigView(data []byte) ([]byte, error) {
+	return configView(data, func(section string) bool { return !gitDropRepo[section] })
+}
+
+// configView writes back the entries of the sections keep keeps.
+func configView(data []byte, keep func(section string) bool) ([]byte, error) {
 	entries, err := parseGitConfig(data)
 	if err != nil {
 		return nil, err
@@ -47,7 +67,7 @@ func GitConfigView(data []byte) ([]byte, error) {
 	b.WriteString("# agate's sandbox shows this file without the sections that can carry credentials\n")
 	last := ""
 	for _, e := range entries {
-		if !gitKeep[e.section] || urlWithCredentials(e.value) {
+		if !keep(e.section) || urlWithCredentials(e.value) {
 			continue
 		}
 		head := "[" + e.section

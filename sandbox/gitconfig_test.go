@@ -108,6 +108,26 @@ func TestGitConfigAsGitReadsIt(t *testing.T) {
 			if !slices.Equal(back, gitList(kept)) {
 				t.Errorf("git reads the view as\n%q\nwant\n%q", back, gitList(kept))
 			}
+			// And a repository's own config's view.
+			rview, err := RepoConfigView(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(vf, rview, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if back, ok = realGitList(t, vf); !ok {
+				t.Fatalf("git refuses the repository's view:\n%s", rview)
+			}
+			kept = kept[:0]
+			for _, e := range got {
+				if !gitDropRepo[e.section] && !urlWithCredentials(e.value) {
+					kept = append(kept, e)
+				}
+			}
+			if !slices.Equal(back, gitList(kept)) {
+				t.Errorf("git reads the repository's view as\n%q\nwant\n%q", back, gitList(kept))
+			}
 		})
 	}
 }
@@ -177,6 +197,11 @@ func FuzzGitConfigView(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the view does not read back: %v\n%s", err, view)
 		}
+		if rview, err := RepoConfigView(data); err != nil {
+			t.Fatalf("the repository's view: %v", err)
+		} else if _, err := parseGitConfig(rview); err != nil {
+			t.Fatalf("the repository's view does not read back: %v\n%s", err, rview)
+		}
 		var kept []gitEntry
 		for _, e := range entries {
 			if gitKeep[e.section] && !urlWithCredentials(e.value) {
@@ -187,4 +212,28 @@ func FuzzGitConfigView(f *testing.F) {
 			t.Fatalf("the view reads back as %q, want %q", gitList(back), gitList(kept))
 		}
 	})
+}
+
+// TestRepoConfigViewKeepsTheRepository: a repository's view keeps what git
+// needs of it (its format, extensions, remotes, branches) and loses the
+// tokens a checkout leaves.
+func TestRepoConfigViewKeepsTheRepository(t *testing.T) {
+	data, err := os.ReadFile("testdata/gitconfig/repo.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := RepoConfigView(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"ghs_", "AUTHORIZATION", "helper", "secrets.conf"} {
+		if bytes.Contains(view, []byte(secret)) {
+			t.Errorf("the view holds %q:\n%s", secret, view)
+		}
+	}
+	for _, keep := range []string{"objectformat = \"sha256\"", "url = \"https://github.com/o/r\"", "merge = \"refs/heads/main\""} {
+		if !bytes.Contains(view, []byte(keep)) {
+			t.Errorf("the view lost %q:\n%s", keep, view)
+		}
+	}
 }

@@ -79,8 +79,7 @@ type Options struct {
 	// Views are files shown read-only with other content: ~/.gitconfig
 	// without the sections that can carry credentials (see
 	// [GitConfigView]). A view of a path that does not exist, is not a
-	// regular file, or lies under a hidden path is skipped, one under a
-	// writable path is hidden;
+	// regular file, or lies under a hidden path is skipped;
 	// Data over [MaxView] bytes is an error. Containers do not show
 	// views; sandbox-exec hides the file instead.
 	Views []View

@@ -16,8 +16,8 @@ type View struct {
 const MaxView = 32 << 10
 
 // addViews lays the views over the mounts, last: each existing regular
-// file outside the hidden paths and the private /tmp; one under a
-// writable root is hidden instead (a view there could be written).
+// file outside the hidden paths and the private /tmp (but where a bound
+// path shows through it), under a writable root as elsewhere.
 func (p *plan) addViews(views []View, hidden []string) error {
 	for _, v := range views {
 		if len(v.Data) > MaxView {
@@ -28,15 +28,11 @@ func (p *plan) addViews(views []View, hidden []string) error {
 			continue
 		}
 		fi, err := os.Stat(r)
-		if err != nil || !fi.Mode().IsRegular() || under(r, hidden) || within(r, "/tmp") {
-			continue
+		if err != nil || !fi.Mode().IsRegular() || under(r, hidden) || within(r, "/tmp") && !under(r, p.bound()) {
+			continue // out of sight anyway: hidden, or in the private /tmp
 		}
-		if p.rootOf(r) != "" {
-			// Under a writable root the file would be the command's to
-			// change: what a view keeps out is hidden instead.
-			p.mounts = append(p.mounts, mount{mountHideFile, r})
-			continue
-		}
+		// Under a writable root too: a view is a read-only mount point,
+		// which the command can neither write, remove nor rename.
 		if p.views == nil {
 			p.views = map[string][]byte{}
 		}

@@ -458,3 +458,38 @@ func TestSandboxStrictHome(t *testing.T) {
 		t.Errorf("%d reads refused, want 3: %s", n, stderr)
 	}
 }
+
+// TestSandboxStrictRepoConfig: confined, the project's own git config
+// shows without the token a CI checkout leaves or a remote's password, and
+// git works on the repository as before, read-only or with the project
+// writable.
+func TestSandboxStrictRepoConfig(t *testing.T) {
+	needBwrap(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git here")
+	}
+	w := newSandboxWorld(t, "")
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", w.work}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic CANARY_header")
+	git("config", "remote.origin.url", "https://x-access-token:CANARY_url@github.com/o/r")
+	git("config", "user.name", "t")
+	git("config", "user.email", "t@example.com")
+	os.WriteFile(filepath.Join(w.work, "a.txt"), []byte("a\n"), 0o644)
+	for _, mode := range [][]string{{"--read-only"}, nil} {
+		args := append(append([]string{"--strict", "--work", w.work}, mode...), "--", "sh", "-c",
+			"cat .git/config; git config --list; git status --short")
+		code, stdout, stderr := runSandbox(t, "", args...)
+		if code != 0 || strings.Contains(stdout, "CANARY") || !strings.Contains(stdout, "?? a.txt") {
+			t.Errorf("%v: status %d, stdout %q, stderr %q", mode, code, stdout, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.work, ".git", "config")); !strings.Contains(string(b), "CANARY_header") {
+		t.Errorf("the repository's own config changed: %s", b)
+	}
+}
