@@ -281,13 +281,10 @@ func confinedServer(ctx context.Context, cfg *policy.Config, paths api.Paths, pr
 		o.Hidden = append(append(o.Hidden, denied...), hide...)
 		o.Views = views
 	}
-	// A program under /tmp (a test binary, a download) is out of sight in
-	// the sandbox's private /tmp: bound read-only.
-	if exe, err := exec.LookPath(argv[0]); err == nil {
-		if exe, err = filepath.Abs(exe); err == nil && pathUnder(exe, "/tmp") {
-			o.ReadOnly = append(o.ReadOnly, exe) // the program alone, not what lies beside it
-		}
-	}
+	// The server's own code shows, read-only, wherever it lives: in the
+	// private /tmp, or in a folder of home the sandbox hides (~/bin, a
+	// checkout of the server's source).
+	o.ReadOnly = append(o.ReadOnly, serverCode(argv, cwd, home)...)
 	p, err := sandbox.Prepare(ctx, o, argv)
 	switch {
 	case errors.Is(err, sandbox.ErrUnavailable):
@@ -316,4 +313,53 @@ func writesSet(l mcp.Launch) bool {
 		}
 	}
 	return false
+}
+
+// serverCode is what of the server's program must show inside the
+// sandbox, read-only: the folder of node packages it comes from (where
+// its dependencies are), else its own folder; the program alone where
+// that folder is /tmp itself, and nothing where it is / or holds home.
+// The program is argv's first word, and for an interpreter the script it
+// runs.
+func serverCode(argv []string, cwd, home string) []string {
+	progs := []string{argv[0]}
+	if interpreters[strings.TrimSuffix(filepath.Base(argv[0]), ".exe")] {
+		for _, a := range argv[1:] {
+			if !strings.HasPrefix(a, "-") {
+				progs = append(progs, a)
+				break
+			}
+		}
+	}
+	var out []string
+	for i, p := range progs {
+		exe := absFrom(cwd, home, p)
+		if i == 0 && !strings.ContainsRune(p, filepath.Separator) {
+			found, err := exec.LookPath(p)
+			if err != nil {
+				continue
+			}
+			exe = found
+		}
+		real, err := filepath.EvalSymlinks(exe)
+		if err != nil || !filepath.IsAbs(real) {
+			continue
+		}
+		dir := filepath.Dir(real)
+		if i := strings.LastIndex(real, string(filepath.Separator)+"node_modules"+string(filepath.Separator)); i >= 0 {
+			dir = real[:i+len("/node_modules")]
+		}
+		switch {
+		case dir == "/tmp":
+			out = append(out, real) // the program alone, not what lies beside it
+		case dir == "/" || home != "" && pathUnder(home, dir):
+		default:
+			out = append(out, dir)
+		}
+		if exe != real && filepath.Dir(exe) != "/tmp" {
+			// The link it was named by (node_modules/.bin/NAME).
+			out = append(out, filepath.Dir(exe))
+		}
+	}
+	return out
 }

@@ -114,3 +114,47 @@ func TestConfinedServerRefuses(t *testing.T) {
 		t.Error("the server wrote beside its file")
 	}
 }
+
+// TestServerCode: what of a server's program shows in the sandbox: its
+// node packages' folder, its own folder in home, itself alone in /tmp.
+func TestServerCode(t *testing.T) {
+	base, err := os.MkdirTemp("/var/tmp", "agate-server-code-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	home := filepath.Join(base, "home")
+	nm := filepath.Join(base, "cache", "node_modules")
+	for _, d := range []string{filepath.Join(nm, ".bin"), filepath.Join(nm, "pkg", "dist"), filepath.Join(home, "bin")} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(nm, "pkg", "dist", "index.js"), []byte("#!/usr/bin/env node\n"), 0o755)
+	os.Symlink("../pkg/dist/index.js", filepath.Join(nm, ".bin", "srv"))
+	os.WriteFile(filepath.Join(home, "bin", "mine"), []byte("#!/bin/sh\n"), 0o755)
+	tmpProg, err := os.CreateTemp("/tmp", "agate-server-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpProg.Close()
+	t.Cleanup(func() { os.Remove(tmpProg.Name()) })
+	for _, tt := range []struct {
+		argv []string
+		want []string
+	}{
+		{[]string{filepath.Join(nm, ".bin", "srv"), "/data"}, []string{nm, filepath.Join(nm, ".bin")}},
+		{[]string{"node", filepath.Join(nm, "pkg", "dist", "index.js")}, nil}, // node's own folder, then the package's
+		{[]string{filepath.Join(home, "bin", "mine")}, []string{filepath.Join(home, "bin")}},
+		{[]string{tmpProg.Name()}, []string{tmpProg.Name()}},
+	} {
+		got := serverCode(tt.argv, base, home)
+		if tt.want == nil {
+			if !slices.Contains(got, nm) {
+				t.Errorf("%q: %q, want %s among them", tt.argv, got, nm)
+			}
+			continue
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: %q, want %q", tt.argv, got, tt.want)
+		}
+	}
+}
