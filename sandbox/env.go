@@ -65,8 +65,9 @@ func hasURLPassword(v string) bool {
 }
 
 // ScrubEnv returns environ ("NAME=value" entries) without the credentials:
-// the variables named in secretNames, those [IsCredentialName] flags, and
-// those whose value is a URL with a password in it. Everything else (PATH,
+// the variables named in secretNames, those [IsCredentialName] flags,
+// those whose value is a URL with a password in it, and the git config
+// pairs that carry one ([GitEnvView]). Everything else (PATH,
 // HOME, LANG, TERM, USER, ...) stays, in order. Malformed entries are
 // dropped.
 func ScrubEnv(environ []string, secretNames []string) []string {
@@ -80,12 +81,15 @@ func ScrubEnv(environ []string, secretNames []string) []string {
 		if !ok || name == "" {
 			continue
 		}
-		if secret[name] || IsCredentialName(name) || hasURLPassword(value) {
+		// GIT_CONFIG_KEY_n names a config key, not a key: GitEnvView
+		// judges git's config pairs as a whole.
+		gitPair := strings.HasPrefix(name, "GIT_CONFIG_KEY_")
+		if secret[name] || !gitPair && IsCredentialName(name) || hasURLPassword(value) {
 			continue
 		}
 		out = append(out, kv)
 	}
-	return out
+	return GitEnvView(out)
 }
 
 // setEnv returns env with name set to value, replacing any earlier entry.

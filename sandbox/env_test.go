@@ -150,3 +150,15 @@ func TestKeepEnv(t *testing.T) {
 		t.Errorf("got %q, want %q: the kept credential back, the config's own secret not", got, want)
 	}
 }
+
+// TestScrubEnvGitConfigPairs: a git config pair passes whole (its KEY_n
+// names a config key, not a credential), one that carries a token goes
+// whole, and the count follows.
+func TestScrubEnvGitConfigPairs(t *testing.T) {
+	got := ScrubEnv([]string{"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=safe.directory", "GIT_CONFIG_VALUE_0=*",
+		"GIT_CONFIG_KEY_1=http.extraheader", "GIT_CONFIG_VALUE_1=AUTHORIZATION: bearer x"}, nil)
+	want := []string{"GIT_CONFIG_KEY_0=safe.directory", "GIT_CONFIG_VALUE_0=*", "GIT_CONFIG_COUNT=1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -376,4 +377,65 @@ func readSmall(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s holds more than %d bytes", path, max)
 	}
 	return data, nil
+}
+
+// GitEnvView is env without the git config it carries that a view of a
+// config file would leave out: of the GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n
+// and GIT_CONFIG_VALUE_n pairs, those in the sections gitDropRepo names
+// or whose value holds a URL with credentials go (the rest renumbered);
+// GIT_CONFIG_PARAMETERS (what `git -c` passes on) goes whole when it
+// names such a section or holds such a URL. A count agate cannot read
+// drops every pair.
+func GitEnvView(env []string) []string {
+	vals := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "GIT_CONFIG_") {
+			vals[k] = v
+		}
+	}
+	if len(vals) == 0 {
+		return env
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "GIT_CONFIG_COUNT" || strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_") {
+			continue // written again below
+		}
+		if k == "GIT_CONFIG_PARAMETERS" && gitParamsCarry(vals[k]) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	n, err := strconv.Atoi(vals["GIT_CONFIG_COUNT"])
+	if err != nil || n <= 0 || n > 1000 {
+		return out
+	}
+	kept := 0
+	for i := 0; i < n; i++ {
+		key, ok := vals["GIT_CONFIG_KEY_"+strconv.Itoa(i)]
+		value := vals["GIT_CONFIG_VALUE_"+strconv.Itoa(i)]
+		section, _, _ := strings.Cut(strings.ToLower(key), ".")
+		if !ok || gitDropRepo[section] || urlWithCredentials(value) {
+			continue
+		}
+		out = append(out, "GIT_CONFIG_KEY_"+strconv.Itoa(kept)+"="+key, "GIT_CONFIG_VALUE_"+strconv.Itoa(kept)+"="+value)
+		kept++
+	}
+	if kept > 0 {
+		out = append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(kept))
+	}
+	return out
+}
+
+// gitParamsCarry reports whether GIT_CONFIG_PARAMETERS names a section
+// whose values a view leaves out, or holds a URL with credentials.
+func gitParamsCarry(params string) bool {
+	p := strings.ToLower(params)
+	for section := range gitDropRepo {
+		if strings.Contains(p, "'"+section+".") {
+			return true
+		}
+	}
+	return urlWithCredentials(params)
 }

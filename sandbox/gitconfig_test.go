@@ -237,3 +237,22 @@ func TestRepoConfigViewKeepsTheRepository(t *testing.T) {
 		}
 	}
 }
+
+func TestGitEnvView(t *testing.T) {
+	env := []string{"PATH=/bin", "GIT_CONFIG_COUNT=3",
+		"GIT_CONFIG_KEY_0=http.https://github.com/.extraheader", "GIT_CONFIG_VALUE_0=AUTHORIZATION: basic SECRET",
+		"GIT_CONFIG_KEY_1=safe.directory", "GIT_CONFIG_VALUE_1=*",
+		"GIT_CONFIG_KEY_2=remote.origin.url", "GIT_CONFIG_VALUE_2=https://u:SECRET@host/r",
+		"GIT_CONFIG_PARAMETERS='credential.helper'='!echo password=SECRET'", "GIT_AUTHOR_NAME=a"}
+	got := GitEnvView(env)
+	want := []string{"PATH=/bin", "GIT_AUTHOR_NAME=a", "GIT_CONFIG_KEY_0=safe.directory", "GIT_CONFIG_VALUE_0=*", "GIT_CONFIG_COUNT=1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := GitEnvView([]string{"GIT_CONFIG_PARAMETERS='core.editor'='vi'"}); len(got) != 1 {
+		t.Errorf("a harmless git -c went: %q", got)
+	}
+	if got := GitEnvView([]string{"GIT_CONFIG_COUNT=x", "GIT_CONFIG_KEY_0=core.editor", "GIT_CONFIG_VALUE_0=vi"}); len(got) != 0 {
+		t.Errorf("a count agate cannot read kept %q", got)
+	}
+}

@@ -481,6 +481,10 @@ func TestSandboxStrictRepoConfig(t *testing.T) {
 	git("config", "user.name", "t")
 	git("config", "user.email", "t@example.com")
 	os.WriteFile(filepath.Join(w.work, "a.txt"), []byte("a\n"), 0o644)
+	// And the config a CI job hands git in the environment.
+	t.Setenv("GIT_CONFIG_COUNT", "1")
+	t.Setenv("GIT_CONFIG_KEY_0", "http.https://github.com/.extraheader")
+	t.Setenv("GIT_CONFIG_VALUE_0", "AUTHORIZATION: basic CANARY_env")
 	for _, mode := range [][]string{{"--read-only"}, nil} {
 		args := append(append([]string{"--strict", "--work", w.work}, mode...), "--", "sh", "-c",
 			"cat .git/config; git config --list; git status --short")
