@@ -54,17 +54,24 @@ func (d Decision) Judged() bool {
 // ReadOnly reports whether nothing but a private /tmp is writable.
 func (c Confinement) ReadOnly() bool { return len(c.Writable) == 0 }
 
+// confinedProject is the folder a confined call may have writable: the
+// workspace, else the call's folder; none when that is unknown or /.
+func (c *call) confinedProject() (string, bool) {
+	project := c.req.Workspace
+	if project == "" {
+		project = c.req.Cwd
+	}
+	return project, project != "" && project != "/"
+}
+
 // confinement works out how a shell call may run confined to its
 // effects, from the call's simple commands.
 func (c *call) confinement() Confinement {
 	if c.shell == nil || len(c.shell.cmds) == 0 {
 		return Confinement{}
 	}
-	project := c.req.Workspace
-	if project == "" {
-		project = c.req.Cwd
-	}
-	if project == "" || project == "/" {
+	project, ok := c.confinedProject()
+	if !ok {
 		return Confinement{}
 	}
 	writes, runs, unknown := false, false, false
@@ -121,11 +128,8 @@ func (p *Policy) approvedConfinement(c *call) Confinement {
 	if _, guarded := p.protectedLayer(c); guarded {
 		return Confinement{}
 	}
-	project := c.req.Workspace
-	if project == "" {
-		project = c.req.Cwd
-	}
-	if project == "" || project == "/" {
+	project, ok := c.confinedProject()
+	if !ok {
 		return Confinement{}
 	}
 	var out Confinement

@@ -439,3 +439,34 @@ func gitParamsCarry(params string) bool {
 	}
 	return urlWithCredentials(params)
 }
+
+// JudgedHome narrows o to what a command confined to agate's judgment
+// sees of home: HomeDenied's entries hidden but those under shown (the
+// folders a server serves, which it sees whole but for the stores), and
+// git's config files shown as views (GitConfigViews), the repository's
+// in work too (RepoConfigView); a config agate will not read is hidden.
+// home "" hides nothing of home.
+func (o *Options) JudgedHome(home, work string, shown []string, getenv func(string) string) {
+	if home != "" {
+		o.Hidden = append(o.Hidden, slices.DeleteFunc(HomeDenied(home), func(h string) bool {
+			return slices.ContainsFunc(shown, func(s string) bool { return within(h, s) })
+		})...)
+		views, hide := GitConfigViews(home, getenv)
+		o.Views, o.Hidden = append(o.Views, views...), append(o.Hidden, hide...)
+	}
+	if work == "" {
+		return
+	}
+	f := filepath.Join(work, ".git", "config")
+	if fi, err := os.Lstat(f); err != nil || !fi.Mode().IsRegular() {
+		return // no repository, or a worktree's .git file
+	}
+	data, err := readSmall(f, 4*MaxView)
+	if err == nil {
+		if v, verr := RepoConfigView(data); verr == nil && len(v) <= MaxView {
+			o.Views = append(o.Views, View{Path: f, Data: v})
+			return
+		}
+	}
+	o.Hidden = append(o.Hidden, f)
+}

@@ -273,14 +273,7 @@ func confinedServer(ctx context.Context, cfg *policy.Config, paths api.Paths, pr
 	for _, w := range o.Writable {
 		o.Protected = append(o.Protected, sandbox.DefaultProtected(w, protectHome, protect)...)
 	}
-	if home != "" {
-		denied := slices.DeleteFunc(sandbox.HomeDenied(home), func(h string) bool {
-			return slices.ContainsFunc(o.Writable, func(w string) bool { return pathUnder(h, w) })
-		})
-		views, hide := sandbox.GitConfigViews(home, os.Getenv)
-		o.Hidden = append(append(o.Hidden, denied...), hide...)
-		o.Views = views
-	}
+	o.JudgedHome(home, "", o.Writable, os.Getenv)
 	// The server's own code shows, read-only, wherever it lives: in the
 	// private /tmp, or in a folder of home the sandbox hides (~/bin, a
 	// checkout of the server's source).

@@ -107,21 +107,11 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 		// The whole profile is in the command line: what the config or
 		// the environment say cannot widen it or let it run unconfined.
 		o.Launcher, o.FailClosed, o.Writable, o.Env = sandbox.LauncherKernel, true, nil, nil
-		// And of home, the toolchains and git's config alone: the stores
-		// no list names are out of reach too.
-		// git's config shows without what can carry a credential.
-		if home, err := os.UserHomeDir(); err == nil {
-			o.Hidden = append(o.Hidden, sandbox.HomeDenied(home)...)
-			views, hide := sandbox.GitConfigViews(home, os.Getenv)
-			o.Views, o.Hidden = views, append(o.Hidden, hide...)
-		}
-		// And the project's own git config without its tokens (the
-		// header a CI checkout leaves, a remote's URL with a password).
-		if v, hide := repoConfigView(dir); v != nil {
-			o.Views = append(o.Views, *v)
-		} else if hide != "" {
-			o.Hidden = append(o.Hidden, hide)
-		}
+		// And of home, the toolchains and git's config alone (without
+		// what can carry a credential, the project's own config too):
+		// the stores no list names are out of reach too.
+		home, _ := os.UserHomeDir()
+		o.JudgedHome(home, dir, nil, os.Getenv)
 	}
 	if *launcher != "" {
 		o.Launcher = *launcher
@@ -191,26 +181,6 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 		return &exitError{code: code, err: errSilent}
 	}
 	return nil
-}
-
-// repoConfigView is the view of work's .git/config, or the file to hide
-// when it is one agate will not read (git would refuse it too); neither
-// when there is none (no repository, or a worktree's .git file).
-func repoConfigView(work string) (*sandbox.View, string) {
-	f := filepath.Join(work, ".git", "config")
-	fi, err := os.Lstat(f)
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, ""
-	}
-	data, err := os.ReadFile(f)
-	if err != nil || len(data) > 4*sandbox.MaxView {
-		return nil, f
-	}
-	v, err := sandbox.RepoConfigView(data)
-	if err != nil || len(v) > sandbox.MaxView {
-		return nil, f
-	}
-	return &sandbox.View{Path: f, Data: v}, ""
 }
 
 // sandboxWorkDir picks the work dir: --work, then (unless strict)

@@ -169,23 +169,7 @@ func TestClaudeOfferedToolsKnown(t *testing.T) {
 // reads nothing, the project's code that reaches for the network does not
 // reach it, an ordinary go test passes, and nothing asks.
 func TestClaudeConfined(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	reached := make(chan string, 8)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			reached <- c.RemoteAddr().String()
-			c.Close()
-		}
-	}()
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	port, reached := loopbackListener(t)
 	c := newClaudeWorld(t,
 		agenttest.Call("Bash", map[string]any{"command": "cat \"$(printf k)\"", "description": "read it"}),
 		agenttest.Call("Bash", map[string]any{"command": "sh run_tests.sh", "description": "test"}),
@@ -236,4 +220,28 @@ func TestClaudeConfined(t *testing.T) {
 			t.Errorf("%s: %s, confined %q (%s): want an allow, confined, no ask", rec.Subject, rec.Decision, rec.Confined, rec.Reason)
 		}
 	}
+}
+
+// loopbackListener listens on the host's loopback for what a confined
+// command must not reach: its port, and a channel that gets each
+// connection's peer. It closes with the test.
+func loopbackListener(t *testing.T) (port string, reached chan string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	reached = make(chan string, 8)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			reached <- c.RemoteAddr().String()
+			c.Close()
+		}
+	}()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), reached
 }

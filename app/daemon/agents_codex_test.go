@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -516,23 +515,7 @@ func TestCodexConfined(t *testing.T) {
 	for _, mode := range []string{"danger-full-access", "workspace-write"} {
 		nested := mode != "danger-full-access"
 		t.Run(mode, func(t *testing.T) {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
-			reached := make(chan string, 8)
-			go func() {
-				for {
-					c, err := l.Accept()
-					if err != nil {
-						return
-					}
-					reached <- c.RemoteAddr().String()
-					c.Close()
-				}
-			}()
-			port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+			port, reached := loopbackListener(t)
 			c := newCodexWorld(t, "",
 				agenttest.Call("exec_command", map[string]any{"cmd": "cat \"$(printf k)\""}),
 				agenttest.Call("exec_command", map[string]any{"cmd": "sh run_tests.sh"}),

@@ -1,11 +1,9 @@
 package daemon
 
 import (
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -345,23 +343,7 @@ func TestGeminiOfferedToolsKnown(t *testing.T) {
 // and nothing asks; AfterTool tells the model how each call ran, and a
 // failure there is recorded.
 func TestGeminiConfined(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	reached := make(chan string, 8)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			reached <- c.RemoteAddr().String()
-			c.Close()
-		}
-	}()
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	port, reached := loopbackListener(t)
 	g := newGeminiWorld(t, nil,
 		agenttest.Call("run_shell_command", map[string]any{"command": "cat \"$(printf k)\"", "description": "read it"}),
 		agenttest.Call("run_shell_command", map[string]any{"command": "sh run_tests.sh", "description": "test"}),
