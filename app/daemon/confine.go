@@ -20,10 +20,12 @@ import (
 // The daemon alone decides whether a call runs confined and how; the hook
 // carries the profile in the command it rewrites the call to.
 
-// confineProbeWait is how long a decision waits for the sandbox's probe:
-// until the first probe is done, calls are judged as without
-// confinement.
-const confineProbeWait = 50 * time.Millisecond
+// confineProbeWait is how long a decision waits for the sandbox's probe
+// (about 60 ms for bwrap here; a daemon starts it at once, and again when
+// the options change): a call that comes sooner waits for it, one that
+// comes when the probe is stuck is judged as without confinement. Well
+// within the hook's budget (at least a second).
+const confineProbeWait = time.Second
 
 // kernelSandbox probes the OS's own sandbox (bwrap or Landlock), the only
 // launchers a confined unasked call runs under: never a container, a

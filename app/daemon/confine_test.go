@@ -17,6 +17,7 @@ import (
 func TestSandboxIsTheDaemonsToSay(t *testing.T) {
 	ctx := context.Background()
 	on := "[tools]\nsandbox = true\n[hooks]\nsandbox_bash = true\n"
+	unaskedOff := "[sandbox]\nconfine_unasked = false\n" // (else what runs unasked runs confined whatever these say)
 	call := func(agent, tool, command string) *api.DecideRequest {
 		r := apptest.Call(tool, command)
 		r.Agent = agent
@@ -37,8 +38,8 @@ func TestSandboxIsTheDaemonsToSay(t *testing.T) {
 		{"an agent agate cannot rewrite", on, call("cursor", "bash", "ls -la"), false, policy.Allow, false},
 		{"another tool", on, &api.DecideRequest{Tool: "Read", Args: map[string]any{"file_path": "/home/dev/project/a.go"},
 			Agent: "claude-code", Session: "s1", Cwd: "/home/dev/project", Interactive: true, AgentPrompt: true}, false, policy.Allow, false},
-		{"the sandbox off", "[hooks]\nsandbox_bash = true\n", call("claude-code", "Bash", "ls -la"), false, policy.Allow, false},
-		{"sandbox_bash off", "[tools]\nsandbox = true\n", call("claude-code", "Bash", "ls -la"), false, policy.Allow, false},
+		{"the sandbox off", "[hooks]\nsandbox_bash = true\n" + unaskedOff, call("claude-code", "Bash", "ls -la"), false, policy.Allow, false},
+		{"sandbox_bash off", "[tools]\nsandbox = true\n" + unaskedOff, call("claude-code", "Bash", "ls -la"), false, policy.Allow, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d, client := startDaemon(t, apptest.Paths(t, c.config))

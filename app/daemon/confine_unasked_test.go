@@ -238,6 +238,7 @@ func TestConfinedGrantRunsConfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	d2, client2 := startDaemon(t, p2)
+	needKernelSandbox(t, d2) // (until its first probe is done, a daemon judges as without confinement)
 	d2.SetPrompter(&apptest.Prompter{Answer: api.Answer{Decision: policy.Deny}}, "tray")
 	r := apptest.Call("Bash", curl)
 	r.Agent, r.Session, r.Workspace = "claude-code", "after-restart", "/home/dev/project"
