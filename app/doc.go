@@ -8,7 +8,7 @@
 //	hooks     the agents' hook protocols (one package an agent), the hook runner, agate-hook, the agents' settings files
 //	mcp       the MCP proxy, the pins of the servers' tools, the MCP clients' configs
 //	files     the files agate owns: the audit log, grants.toml, config.toml, leaks.json
-//	machine   what the pure packages are given of this machine: the policy's options, paths, globs, the sandbox's options
+//	machine   what the pure packages are given of this machine: the policy's options, paths, globs, the sandbox's options and profile
 //	osutil    the OS helpers, once: atomic writes, locks, fsync, file identity, peer credentials, private folders
 //	version   agate's version, set at build time
 //	internal  the helpers only app uses: strictjson, jsonc and tomledit (the format-keeping editors), the test helpers
@@ -16,6 +16,7 @@
 // What may import what is in layout_test.go. In short: the owned files
 // import neither the daemon nor the command line; the command line
 // imports the daemon only in serve.go; the hook binary links the hooks,
-// the API and the OS helpers, never the policy or the daemon; only ui
+// the API, the OS helpers and the sandbox with its profile, never the
+// policy engine or the daemon; only ui
 // imports Fyne, and only the main package imports ui.
 package app

@@ -35,10 +35,12 @@ var testHelpers = []string{"app/internal/apptest", "app/internal/agenttest", "ap
 
 // lean is what the hook binary may link of agate, through every import:
 // the hook protocols and their runner, the API's types and client, the
-// OS helpers and the policy's wire words; never the policy, the daemon
-// or the command line.
+// OS helpers and the policy's wire words, and the runner of confined
+// calls with the sandbox and the policy's lists; never the policy engine,
+// the daemon or the command line.
 var lean = []string{"app/hooks/agate-hook", "app/hooks/runner", "app/hooks", "app/hooks/agents",
 	"app/hooks/claude", "app/hooks/gemini", "app/hooks/cursor", "app/hooks/codex", "app/hooks/confine", "app/hooks/internal/hookjson",
+	"app/hooks/confine/strict", "app/machine/profile", "policy/stores", "sandbox",
 	"app/api", "app/osutil", "app/internal/strictjson", "policy/schema", "policy/verdict", "policy/shellquote"}
 
 // rules are agate's rooms and what each may import. Every package of the
@@ -69,7 +71,7 @@ var rules = []rule{
 		why: "the daemon never imports its clients (the command line, the desktop app, the hooks)"},
 	{pkg: "app/daemon/daemontest", may: []string{"app/api", "app/daemon", "app/internal/apptest"},
 		why: "a real daemon for the tests of its clients"},
-	{pkg: "app/cli", may: []string{"app/api", "app/cli/replay", "app/files/...", "app/hooks", "app/hooks/runner", "app/hooks/settings",
+	{pkg: "app/cli", may: []string{"app/api", "app/cli/replay", "app/files/...", "app/hooks", "app/hooks/runner", "app/hooks/confine/strict", "app/hooks/settings",
 		"app/hooks/settings/codexrules", "app/machine", "app/mcp", "app/mcp/clients", "app/osutil", "app/internal/strictjson", "app/version",
 		"keystore", "policy", "policy/shellquote", "sandbox",
 		"app/daemon"}, // serve.go only: see TestOnlyServeConstructsADaemon
@@ -99,7 +101,10 @@ var rules = []rule{
 		"policy/schema", "policy/verdict"},
 		tests: []string{"policy", "keystore"},
 		why:   "the hook runner runs once per tool call: it links neither the policy nor the daemon"},
-	{pkg: "app/hooks/agate-hook", may: []string{"app/hooks", "app/hooks/runner"}},
+	{pkg: "app/hooks/confine/strict", may: []string{"app/api", "app/hooks/confine", "app/machine/profile", "policy/shellquote", "sandbox"},
+		tests: []string{"app/osutil"},
+		why:   "the runner of a confined call's line starts once per confined command: the profile from its flags, never the policy engine"},
+	{pkg: "app/hooks/agate-hook", may: []string{"app/hooks", "app/hooks/runner", "app/hooks/confine/strict", "sandbox"}},
 	{pkg: "app/hooks/settings", may: []string{"app/api", "app/hooks", "app/hooks/settings/...", "app/osutil"},
 		tests: []string{"app/internal/tomledit"},
 		why:   "the agents' settings files are edited by their formats' editors, nothing of the daemon's"},
@@ -130,8 +135,10 @@ var rules = []rule{
 		why: "the leak record owns leaks.json: it imports neither the daemon nor the command line"},
 
 	// Around them.
-	{pkg: "app/machine", may: []string{"app/api", "app/osutil", "keystore", "policy", "sandbox"},
+	{pkg: "app/machine", may: []string{"app/api", "app/machine/profile", "app/osutil", "keystore", "policy", "sandbox"},
 		why: "the machine's facts are shared by the daemon, the command line and the desktop app"},
+	{pkg: "app/machine/profile", may: []string{"app/api", "policy/stores", "sandbox"},
+		why: "the sandbox profile everyone confines to; the runner of confined calls links it, so not the policy engine"},
 	{pkg: "app/osutil", why: "the OS helpers import nothing of agate's: the lean hook links them"},
 	{pkg: "app/version"},
 	{pkg: "app/internal/strictjson"},

@@ -2,10 +2,13 @@
 # bench/sandbox.sh: what confining a command costs.
 #
 # Times, in one run, bare `true`, bwrap called directly with exactly the
-# flags agate uses (from `agate sandbox --print`), and `agate sandbox --
-# true`, many times each, and prints the medians and the ratios. The target:
-# agate adds under TARGET_MS (2 ms) to bare bwrap at the median. When agate's main calls
-# sandbox.MaybeReexec, the landlock launcher is timed too.
+# flags a confined call's line gives it (from `agate-hook sandbox --strict
+# ... --print`), that line run by agate-hook (what an agent runs for every
+# confined call), the same line run by agate-cli, and `agate sandbox --
+# true` (the config's profile), many times each, and prints the medians and
+# the ratios. The target: agate-hook adds under TARGET_MS (2 ms) to bare
+# bwrap at the median. When agate's main calls sandbox.MaybeReexec, the
+# landlock launcher is timed too.
 #
 #   bench/sandbox.sh               # 200 runs of each
 #   N=500 bench/sandbox.sh         # more runs
@@ -20,6 +23,7 @@ N=${N:-200}
 WARMUP=${WARMUP:-10}
 TARGET_MS=${TARGET_MS:-2}
 BIN=${AGATE_BENCH_BIN:-/tmp/agate-bench}
+HOOK=${AGATE_BENCH_HOOK:-/tmp/agate-bench-hook}
 
 die() { echo "bench/sandbox.sh: $*" >&2; exit 1; }
 command -v bwrap >/dev/null || die "bwrap is not installed (apt install bubblewrap)"
@@ -30,6 +34,9 @@ cd "$(dirname "$0")/.."
 # bin/agate-cli): no GUI, which would cost tens of milliseconds at start-up,
 # and no cgo.
 CGO_ENABLED=0 go build -trimpath -tags nogui -ldflags '-s -w' -o "$BIN" . || die "go build failed"
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$HOOK" ./app/hooks/agate-hook || die "go build agate-hook failed"
+FLOOR=${HOOK}-minexec
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$FLOOR" ./bench/minexec || die "go build bench/minexec failed"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -44,19 +51,24 @@ if [[ -z ${XDG_RUNTIME_DIR:-} ]]; then
 	runtime_note="XDG_RUNTIME_DIR was unset: a private one was made for the run, as a login session has"
 fi
 
-bwrap_line=$("$BIN" sandbox --launcher bwrap --print -- true) || die "agate sandbox --print failed"
-# The hidden files' content comes from fd 3, as agate passes it.
+strict="sandbox --strict --work $work --read-only --launcher bwrap"
+bwrap_line=$("$HOOK" $strict --print -- true) || die "agate-hook sandbox --print failed"
+# The hidden files' content comes from fd 3, the views' (git's config)
+# from fd 4 on, as agate passes them; empty ones cost bwrap the same.
 bwrap_line=${bwrap_line% 3</dev/null}
-exec 3</dev/null
+exec 3</dev/null 4</dev/null 5</dev/null
 eval "bwrap_cmd=($bwrap_line)"
 "${bwrap_cmd[@]}" || die "bwrap with agate's flags failed: $bwrap_line"
+"$HOOK" $strict -- true || die "agate-hook sandbox -- true failed"
 "$BIN" sandbox --launcher bwrap -- true || die "agate sandbox -- true failed"
 
-names=("bare true" "bwrap, agate's flags" "agate sandbox -- true" "agate sandbox --strict (a hook's)")
-lines=("$(type -P true)" "$bwrap_line" "$BIN sandbox --launcher bwrap -- true" "$BIN sandbox --strict --work $work --read-only -- true")
-if "$BIN" sandbox --launcher landlock -- true 2>/dev/null; then
-	names+=("agate sandbox (landlock)")
-	lines+=("$BIN sandbox --launcher landlock -- true")
+names=("bare true" "bwrap, a confined line's flags" "agate-hook (a confined line)" "agate-cli, the same line" "agate sandbox -- true (config's)"
+	"Go exec floor, the same bwrap")
+lines=("$(type -P true)" "$bwrap_line" "$HOOK $strict -- true" "$BIN $strict -- true" "$BIN sandbox --launcher bwrap -- true"
+	"$FLOOR $bwrap_line")
+if "$HOOK" sandbox --strict --work "$work" --read-only --launcher landlock -- true 2>/dev/null; then
+	names+=("agate-hook (landlock)")
+	lines+=("$HOOK sandbox --strict --work $work --read-only --launcher landlock -- true")
 else
 	landlock_note="landlock launcher: not timed (it needs a kernel with Landlock ABI 3+, user namespaces, and main calling sandbox.MaybeReexec)"
 fi
@@ -136,7 +148,8 @@ done
 
 added=$((med[2] - med[1]))
 verdict=$(awk -v a="$added" -v t="$TARGET_MS" 'BEGIN { print (a < t * 1000) ? "met" : "MISSED" }')
-echo "agate adds $(ms "$added") to bare bwrap at the median (target: under $TARGET_MS ms): $verdict"
+echo "agate-hook adds $(ms "$added") to bare bwrap at the median, running a confined call's line (target: under $TARGET_MS ms): $verdict"
+echo "of which a Go program that only execs bwrap (bench/minexec) costs $(ms $((med[5] - med[1]))): agate's own work is $(ms $((med[2] - med[5])))"
 if [[ $verdict != met && -n ${STRICT:-} ]]; then
 	exit 1
 fi

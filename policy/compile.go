@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/agatehq/agate/policy/stores"
 )
 
 // Options are the facts about the machine a policy is compiled for. They
@@ -166,7 +168,7 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 		p.domains = append(p.domains, trustedDomain{host: strings.ToLower(strings.TrimSuffix(d, ".")), ref: ref})
 	}
 	builtin := RuleRef{Source: "built-in"}
-	for _, s := range defaultProtected {
+	for _, s := range stores.Protected() {
 		ref := builtin
 		ref.Text = s
 		p.protected.add(s, ref, o)

@@ -113,7 +113,7 @@ var deleteCmds = map[string]bool{"rm": true, "rmdir": true, "unlink": true, "shr
 
 // isSelf reports whether a command runs agate.
 func (sh *shellCtx) isSelf(word, name string) bool {
-	if name == "agate" || name == "agate-cli" {
+	if name == "agate" || name == "agate-cli" || name == "agate-hook" {
 		return true
 	}
 	for _, s := range sh.self {

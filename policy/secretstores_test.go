@@ -1,14 +1,61 @@
 package policy
 
 import (
+	"bytes"
+	_ "embed"
 	"flag"
 	"fmt"
 	"go/format"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
+
+// secrets.toml is the list of secret stores as people edit it; the
+// table agate links (package stores, which has no parser) is written from
+// it, and TestSecretStoresTable fails when the two differ.
+//
+//go:embed secrets.toml
+var secretStoresText []byte
+
+// parseSecretStores reads a secrets.toml: every store names its tool and
+// at least one path, every path is a pattern the policy can match.
+func parseSecretStores(data []byte) ([]SecretStore, error) {
+	var file struct {
+		Store map[string]struct {
+			Tool  string   `toml:"tool"`
+			Paths []string `toml:"paths"`
+		} `toml:"store"`
+	}
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&file)
+	if err != nil {
+		return nil, err
+	}
+	if u := md.Undecoded(); len(u) > 0 {
+		return nil, fmt.Errorf("unknown key %s", u[0])
+	}
+	out := make([]SecretStore, 0, len(file.Store))
+	for name, st := range file.Store {
+		if strings.TrimSpace(st.Tool) == "" {
+			return nil, fmt.Errorf("store.%s: no tool", name)
+		}
+		if len(st.Paths) == 0 {
+			return nil, fmt.Errorf("store.%s: no paths", name)
+		}
+		for i, p := range st.Paths {
+			if _, err := compilePathPattern(p, Options{Home: "/home/u"}); err != nil {
+				return nil, fmt.Errorf("store.%s.paths[%d] %q: %w", name, i, p, err)
+			}
+		}
+		out = append(out, SecretStore{Name: name, Tool: st.Tool, Paths: st.Paths})
+	}
+	slices.SortFunc(out, func(a, b SecretStore) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
 
 // TestSecretStores: the built-in list names at least sixty tools' stores,
 // and a read of each store under home, or a recursive read of a folder
@@ -82,9 +129,9 @@ func FuzzParseSecretStores(f *testing.F) {
 	})
 }
 
-var updateTable = flag.Bool("update", false, "write secretstores_table.go from secrets.toml")
+var updateTable = flag.Bool("update", false, "write stores/secrets_table.go from secrets.toml")
 
-// TestSecretStoresTable: the table agate reads at start is secrets.toml,
+// TestSecretStoresTable: the table agate links (stores.Secrets) is secrets.toml,
 // store for store and path for path (-update writes it again).
 func TestSecretStoresTable(t *testing.T) {
 	want, err := parseSecretStores(secretStoresText)
@@ -93,8 +140,8 @@ func TestSecretStoresTable(t *testing.T) {
 	}
 	if *updateTable {
 		var b strings.Builder
-		b.WriteString("// Code generated from secrets.toml by TestSecretStoresTable -update; DO NOT EDIT.\n\npackage policy\n\n")
-		b.WriteString("var secretStoresTable = []SecretStore{\n")
+		b.WriteString("// Code generated from policy/secrets.toml by TestSecretStoresTable -update; DO NOT EDIT.\n\npackage stores\n\n")
+		b.WriteString("var secrets = []Secret{\n")
 		for _, st := range want {
 			fmt.Fprintf(&b, "\t{Name: %q, Tool: %q, Paths: []string{", st.Name, st.Tool)
 			for i, p := range st.Paths {
@@ -110,12 +157,12 @@ func TestSecretStoresTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile("secretstores_table.go", src, 0o644); err != nil {
+		if err := os.WriteFile("stores/secrets_table.go", src, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	if !reflect.DeepEqual(secretStoresTable, want) {
-		t.Fatal("secretstores_table.go is not secrets.toml: run go test ./policy -run TestSecretStoresTable -update")
+	if !reflect.DeepEqual(SecretStores(), want) {
+		t.Fatal("stores/secrets_table.go is not secrets.toml: run go test ./policy -run TestSecretStoresTable -update")
 	}
 }

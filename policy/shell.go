@@ -890,7 +890,7 @@ func hasGlob(w *syntax.Word) bool {
 // guardedNames are the commands a glob in command position is checked
 // against (/bin/r? -rf / runs rm).
 var guardedNames = []string{"rm", "rmdir", "shred", "mkfs", "mke2fs", "mkswap", "wipefs", "dd", "shutdown",
-	"reboot", "halt", "poweroff", "init", "telinit", "systemctl", "agate", "agate-cli", "find", "kill", "killall"}
+	"reboot", "halt", "poweroff", "init", "telinit", "systemctl", "agate", "agate-cli", "agate-hook", "find", "kill", "killall"}
 
 // call analyses one simple command given as words, run by another
 // command (a wrapper's, find -exec's): no redirections of its own.

@@ -1,10 +1,13 @@
 package sandbox
 
 import (
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // protectedInWork are the paths under the work dir (and the home dir) that
@@ -251,6 +254,72 @@ var homeKeep = map[string]bool{
 // homeInto are the folders of home whose entries are kept or hidden one
 // by one, not whole.
 var homeInto = []string{"", ".config", ".local", ".local/share", ".cache", ".config/git"}
+
+// HomeShown reports whether a command confined to agate's judgment can
+// see the path rel (slash-separated, relative to home) when it exists:
+// it lies in a toolchain's folder or git's config (homeKeep), or it is
+// one of the folders whose entries are judged one by one (homeInto).
+// Anything else of home is hidden (HomeDenied) or is not there. A rel
+// with a glob may be shown when a shown path matches it.
+func HomeShown(rel string) bool {
+	if rel = strings.Trim(rel, "/"); strings.Contains(rel, "//") || strings.Contains(rel, ".") && strings.Contains("/"+rel+"/", "/./") ||
+		strings.Contains("/"+rel+"/", "/../") {
+		rel = strings.Trim(path.Clean("/"+rel), "/")
+	}
+	if slices.Contains(homeInto, rel) {
+		return true
+	}
+	first, _, _ := strings.Cut(rel, "/")
+	if strings.ContainsAny(first, "*?[\\") {
+		// A glob at the top: shown if it can match a shown name there
+		// (a folder judged entry by entry counts: what it holds may be).
+		for _, name := range homeTop() {
+			if ok, err := path.Match(first, name); ok || err != nil {
+				return true
+			}
+		}
+		return false
+	}
+	if strings.ContainsAny(rel, "*?[\\") {
+		// A glob below: shown if its literal part is (a conservative
+		// answer: the rest is looked for).
+		lit := rel[:strings.IndexAny(rel, "*?[\\")]
+		if i := strings.LastIndexByte(lit, '/'); i >= 0 {
+			lit = lit[:i]
+		}
+		rel = lit
+		for _, d := range homeInto {
+			if d == rel || strings.HasPrefix(d, rel+"/") {
+				return true
+			}
+		}
+	}
+	for d := rel; d != "" && d != "."; d = path.Dir(d) {
+		if homeKeep[d] {
+			return true
+		}
+		if !strings.Contains(d, "/") {
+			break
+		}
+	}
+	return false
+}
+
+// homeTop is the names at the top of home that HomeShown may answer
+// yes for: homeKeep's and homeInto's first components.
+var homeTop = sync.OnceValue(func() []string {
+	seen := map[string]bool{}
+	for k := range homeKeep {
+		first, _, _ := strings.Cut(k, "/")
+		seen[first] = true
+	}
+	for _, d := range homeInto {
+		if first, _, _ := strings.Cut(d, "/"); first != "" {
+			seen[first] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+})
 
 // HomeDenied lists what a command confined to agate's judgment does not
 // see of home (for Options.Hidden): every entry of home, and of its

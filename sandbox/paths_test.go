@@ -313,3 +313,19 @@ func TestHomeDenied(t *testing.T) {
 		t.Error("a home of / or none hides something")
 	}
 }
+
+// TestHomeShown: what a judged command sees of home is the toolchains,
+// git's config and the folders judged entry by entry; a glob is shown
+// when it can match one of them.
+func TestHomeShown(t *testing.T) {
+	for rel, want := range map[string]bool{
+		".cargo": true, ".cargo/credentials.toml": true, ".config/go/env": true, ".config": true, "": true,
+		".config/git/config": true, ".config/git/credentials": false, ".aws/credentials": false, ".npmrc": false,
+		".config/gcloud": false, "*.pem": false, ".env.*": false, ".cargo/*": true, ".c*": true, ".config/g*": true,
+		"[": true, // a bad pattern: shown, so looked for
+	} {
+		if got := HomeShown(rel); got != want {
+			t.Errorf("HomeShown(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}

@@ -111,6 +111,13 @@ type Confinement struct {
 	Cache string `json:"cache,omitempty"`
 	// Net opens the network: only for a call a person allowed so.
 	Net bool `json:"net,omitempty"`
+	// What the config adds to the sandbox's built-in lists, carried in
+	// the rewritten line so that its runner reads no config: [auto]
+	// protected_paths (kept read-only), [auto] secret_paths (hidden), the
+	// variables [secrets] names (never passed on).
+	Protected []string `json:"protected,omitempty"`
+	Secrets   []string `json:"secrets,omitempty"`
+	SecretEnv []string `json:"secret_env,omitempty"`
 }
 
 // Describe says how a confined call runs, for the agent, the audit log

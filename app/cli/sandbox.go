@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/files/config"
+	"github.com/agatehq/agate/app/hooks/confine/strict"
 	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/policy"
 	"github.com/agatehq/agate/policy/shellquote"
@@ -49,6 +49,15 @@ func (s *stringList) Set(v string) error {
 }
 
 func cmdSandbox(ctx context.Context, e *Env, args []string) error {
+	if strictLine(args) {
+		// The line a hook rewrote a call to: its profile is its flags
+		// alone, run as agate-hook runs it.
+		code := strict.Run(ctx, args, strict.Stdio{Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr}, os.Getenv)
+		if code != 0 {
+			return &exitError{code: code, err: errSilent}
+		}
+		return nil
+	}
 	fs := newFlags(e, "sandbox")
 	var cf configFlags
 	cf.add(fs)
@@ -65,9 +74,10 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 		"builds work confined, and what they write there never reaches an unconfined build's cache")
 	readOnly := fs.Bool("read-only", false, "leave the work dir read-only: nothing is writable but a private /tmp (and --rw paths)")
 	cwd := fs.String("cwd", "", "start the command in `dir` (default: the work dir); it is not made writable")
-	strict := fs.Bool("strict", false, "the profile is only what the flags say, fail-closed: no [sandbox] writable, fail_closed, launcher or "+
+	fs.Bool("strict", false, "the profile is only what the flags say, fail-closed: no config file, no [sandbox] writable, fail_closed, launcher or "+
 		"$AGATE_SANDBOX_CWD; the OS's own sandbox only (bwrap or Landlock, sandbox-exec), never a container, a wrapper or none; "+
-		"of the home folder only the toolchains and git's config show. agate's hooks rewrite the calls they confine to it")
+		"of the home folder only the toolchains and git's config show. agate's hooks rewrite the calls they confine to it, "+
+		"with --protect, --hide and --scrub-env for what the config adds; it takes neither --ask nor --ro")
 	argv, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -91,28 +101,11 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	if *strict && *work == "" {
-		return usagef("--strict needs --work: the work dir comes from the flags alone")
-	}
-	if *strict && *launcher != "" && *launcher != sandbox.LauncherKernel && *launcher != sandbox.LauncherBwrap &&
-		*launcher != sandbox.LauncherLandlock && *launcher != sandbox.LauncherSandboxExec {
-		return usagef("--strict runs only in the OS's own sandbox, not %q", *launcher)
-	}
-	dir, err := sandboxWorkDir(*work, *strict)
+	dir, err := sandboxWorkDir(*work)
 	if err != nil {
 		return usageErr(err)
 	}
 	o := machine.SandboxOptions(cfg, paths, dir)
-	if *strict {
-		// The whole profile is in the command line: what the config or
-		// the environment say cannot widen it or let it run unconfined.
-		o.Launcher, o.FailClosed, o.Writable, o.Env = sandbox.LauncherKernel, true, nil, nil
-		// And of home, the toolchains and git's config alone (without
-		// what can carry a credential, the project's own config too):
-		// the stores no list names are out of reach too.
-		home, _ := os.UserHomeDir()
-		o.JudgedHome(home, dir, nil, os.Getenv)
-	}
 	if *launcher != "" {
 		o.Launcher = *launcher
 	}
@@ -123,7 +116,7 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 			return usageErr(err)
 		}
 		o.Writable = append(o.Writable, dir)
-		o.Env = cacheEnv(os.Environ(), dir)
+		o.Env = strict.CacheEnv(os.Environ(), dir)
 	}
 	if *cwd != "" {
 		if o.Dir, err = filepath.Abs(*cwd); err != nil {
@@ -183,13 +176,24 @@ func cmdSandbox(ctx context.Context, e *Env, args []string) error {
 	return nil
 }
 
-// sandboxWorkDir picks the work dir: --work, then (unless strict)
-// AGATE_SANDBOX_CWD, then PEPE_SANDBOX_CWD (agate as Pepe's sandbox
-// wrapper), then the current dir.
-func sandboxWorkDir(flag string, strict bool) (string, error) {
-	if strict {
-		return filepath.Abs(flag)
+// strictLine reports whether args (after "sandbox") are a --strict
+// line: --strict among the flags before "--".
+func strictLine(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--strict", "-strict", "--strict=true", "-strict=true":
+			return true
+		}
 	}
+	return false
+}
+
+// sandboxWorkDir picks the work dir: --work, then AGATE_SANDBOX_CWD, then
+// PEPE_SANDBOX_CWD (agate as Pepe's sandbox wrapper), then the current
+// dir.
+func sandboxWorkDir(flag string) (string, error) {
 	for _, d := range []string{flag, os.Getenv(sandbox.EnvWorkDir), os.Getenv(sandbox.EnvPepeWorkDir)} {
 		if d != "" {
 			return filepath.Abs(d)
@@ -252,26 +256,4 @@ func confinedCache(dir string) (string, error) {
 		return "", fmt.Errorf("the confined cache: %w", err)
 	}
 	return dir, nil
-}
-
-// cacheEnv points the toolchains' caches into dir: a build confined writes
-// its cache there, and an unconfined build never reads it.
-func cacheEnv(env []string, dir string) []string {
-	set := map[string]string{
-		"XDG_CACHE_HOME":   dir,
-		"GOCACHE":          filepath.Join(dir, "go-build"),
-		"npm_config_cache": filepath.Join(dir, "npm"),
-		"PIP_CACHE_DIR":    filepath.Join(dir, "pip"),
-	}
-	out := make([]string, 0, len(env)+len(set))
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := set[k]; !ok {
-			out = append(out, kv)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(set)) {
-		out = append(out, k+"="+set[k])
-	}
-	return out
 }

@@ -74,13 +74,15 @@ func (d *Daemon) confinesUnasked(cfg *policy.Config, r *api.DecideRequest) bool 
 // confinementFor is the profile a call runs with: the project as its work
 // dir, writable only when the judgment says it writes there or runs its
 // code. The paths come from the judgment (the request's project), never
-// from the call's own working folder.
-func confinementFor(r *api.DecideRequest, c policy.Confinement) *api.Confinement {
+// from the call's own working folder; what the config adds to the
+// sandbox's lists (machine.Extra) comes along.
+func confinementFor(cfg *policy.Config, r *api.DecideRequest, c policy.Confinement) *api.Confinement {
 	work := r.Workspace
 	if work == "" {
 		work = r.Cwd
 	}
-	out := &api.Confinement{Work: work, ReadOnly: c.ReadOnly(), Why: c.Why}
+	x := machine.Extra(cfg)
+	out := &api.Confinement{Work: work, ReadOnly: c.ReadOnly(), Why: c.Why, Protected: x.Protected, Secrets: x.Secrets, SecretEnv: x.SecretEnv}
 	if c.RunsCode {
 		out.Cache = confinedCacheDir()
 	}

@@ -370,7 +370,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		d.sessions.ranConfined(r.Agent, r.Session, commandOf(r.Args), now)
 	}
 	if unasked && dec.Judged() && dec.Confine.Possible {
-		resp.Sandbox, resp.Confine = true, confinementFor(r, dec.Confine)
+		resp.Sandbox, resp.Confine = true, confinementFor(st.cfg, r, dec.Confine)
 		d.sessions.confinedCall(r.Agent, r.Session, r.ToolUseID, commandOf(r.Args), resp.Confine.Describe(), now)
 	}
 	if grantedConfined != nil {
@@ -665,7 +665,7 @@ func (d *Daemon) approvedFor(cfg *policy.Config, r *api.DecideRequest, dec polic
 	if !dec.Approved.Possible || !d.confinesUnasked(cfg, r) {
 		return nil
 	}
-	approved := confinementFor(r, dec.Approved)
+	approved := confinementFor(cfg, r, dec.Approved)
 	approved.Net = dec.Approved.Net
 	if approved.Writable = bindable(approved.Writable); approved.Writable == nil {
 		return nil

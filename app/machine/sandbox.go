@@ -6,23 +6,18 @@ import (
 	"strings"
 
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/machine/profile"
 	"github.com/agatehq/agate/policy"
 	"github.com/agatehq/agate/sandbox"
 )
 
 // sandboxOptions are the sandbox options the config gives for a command in
-// work: its [sandbox] section, the protected paths (the sandbox's own, the
-// policy's built-in list whose writes ask, [auto] protected_paths, agate's
-// config dir) and the hidden ones (the runtime
-// dirs with the daemon's socket, agate's state dir with the key store,
-// and every secret store: policy.SecretStores and [auto] secret_paths,
-// the list the policy calls a read of a secret by), and the secrets to
-// scrub. The daemon's status route can pass the same
-// to sandbox.Prober.
+// work: its [sandbox] section and profile.Base's lists (the protected,
+// hidden and scrubbed paths and variables, with what the config adds to
+// them: Extra). The daemon's status route can pass the same to
+// sandbox.Prober.
 func sandboxOptions(cfg *policy.Config, p api.Paths, home, work string) sandbox.Options {
 	s := cfg.Sandbox
-	protect := append(append([]string{p.ConfigDir()}, policy.ProtectedPaths()...), cfg.Auto.ProtectedPaths...)
-	hide := []string{p.State, socketHideDir(p)}
 	var writable []string
 	for _, w := range s.Writable {
 		if home != "" && (w == "~" || strings.HasPrefix(w, "~/")) {
@@ -30,31 +25,21 @@ func sandboxOptions(cfg *policy.Config, p api.Paths, home, work string) sandbox.
 		}
 		writable = append(writable, w)
 	}
-	// The home dir's rc files and the like matter only when a writable
-	// path holds the home dir; they are read-only otherwise, and looking
-	// for them costs a stat each, on every command.
-	protectHome := ""
-	for _, w := range append([]string{work}, writable...) {
-		if home != "" && pathWithin(home, w) {
-			protectHome = home
-		}
-	}
-	return sandbox.Options{
-		Launcher:   s.Launcher,
-		FailClosed: s.FailClosed,
-		Wrapper:    s.Wrapper,
-		Image:      s.Image,
-		Network:    s.Network,
-		Memory:     s.Memory,
-		CPUs:       s.CPUs,
-		Runtime:    s.Runtime,
-		WorkDir:    work,
-		Writable:   writable,
-		Protected:  sandbox.DefaultProtected(work, protectHome, protect),
-		Hidden:     sandbox.DefaultHidden(home, nil, append(hide, sandbox.SecretPaths(work, home, secretPatterns(cfg))...)),
-		SecretEnv:  append(cfg.SecretEnvNames(), cfg.Secrets.VaultEnv...),
-		Enabled:    cfg.SandboxEnabled(),
-		Executable: cliBinary(),
+	o := profile.Base(p, home, work, writable, Extra(cfg))
+	o.Launcher, o.FailClosed, o.Wrapper, o.Image = s.Launcher, s.FailClosed, s.Wrapper, s.Image
+	o.Network, o.Memory, o.CPUs, o.Runtime = s.Network, s.Memory, s.CPUs, s.Runtime
+	o.Enabled, o.Executable = cfg.SandboxEnabled(), cliBinary()
+	return o
+}
+
+// Extra is what cfg adds to the sandbox's built-in lists: [auto]
+// protected_paths and secret_paths, and the variables [secrets] names.
+// The daemon passes it on in a confined call's profile.
+func Extra(cfg *policy.Config) profile.Extra {
+	return profile.Extra{
+		Protected: cfg.Auto.ProtectedPaths,
+		Secrets:   cfg.Auto.SecretPaths,
+		SecretEnv: append(cfg.SecretEnvNames(), cfg.Secrets.VaultEnv...),
 	}
 }
 
@@ -73,33 +58,6 @@ func cliBinary() string {
 		}
 	}
 	return exe
-}
-
-// pathWithin reports whether path is dir or lies below it.
-func pathWithin(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
-// socketHideDir is what to hide so the command cannot reach the daemon: the
-// socket's own dir when it is agate's (…/agate/agate.sock, <state>/run),
-// else just the socket.
-func socketHideDir(p api.Paths) string {
-	dir := filepath.Dir(p.Socket)
-	if filepath.Base(dir) == "agate" || dir == filepath.Join(p.State, "run") {
-		return dir
-	}
-	return p.Socket
-}
-
-// secretPatterns are the paths that hold secrets: the built-in stores
-// and [auto] secret_paths.
-func secretPatterns(cfg *policy.Config) []string {
-	var out []string
-	for _, st := range policy.SecretStores() {
-		out = append(out, st.Paths...)
-	}
-	return append(out, cfg.Auto.SecretPaths...)
 }
 
 // ConfineUnaskedState says whether [sandbox] confine_unasked holds here,

@@ -11,22 +11,6 @@ import (
 	"github.com/agatehq/agate/policy"
 )
 
-func TestSocketHideDir(t *testing.T) {
-	tests := []struct {
-		p    api.Paths
-		want string
-	}{
-		{api.Paths{Socket: "/run/user/1000/agate/agate.sock", State: "/home/a/.local/state/agate"}, "/run/user/1000/agate"},
-		{api.Paths{Socket: "/home/a/.local/state/agate/run/agate.sock", State: "/home/a/.local/state/agate"}, "/home/a/.local/state/agate/run"},
-		{api.Paths{Socket: "/home/a/agate.sock", State: "/home/a/.local/state/agate"}, "/home/a/agate.sock"},
-	}
-	for _, tt := range tests {
-		if got := socketHideDir(tt.p); got != tt.want {
-			t.Errorf("socketHideDir(%+v) = %q, want %q", tt.p, got, tt.want)
-		}
-	}
-}
-
 // TestSecretStoresHidden: the sandbox hides what the policy calls a
 // secret read, from the one list: a tool's store under home, a name at
 // the top of the project, a folder, and [auto] secret_paths; not a path

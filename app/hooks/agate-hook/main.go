@@ -1,13 +1,19 @@
-// Command agate-hook is agate's hook for agents, and nothing else: the
-// smallest binary that reads an agent's hook JSON, asks the daemon and
-// prints the answer. Agents run it once per tool call, so it links only
-// the hook adapters and the API client, not the daemon, the sandbox or
-// the GUI. `agate hooks install` points the agents at it.
+// Command agate-hook is agate's hook for agents and the runner of the
+// calls it confines, and nothing else: the smallest binary that reads an
+// agent's hook JSON, asks the daemon and prints the answer, and that runs
+// a confined call's line. Agents run it once per tool call, and once more
+// per confined command, so it links only the hook adapters, the API
+// client and the sandbox, not the policy engine, the daemon or the GUI.
+// `agate hooks install` points the agents at it.
 //
 //	agate-hook hook claude-code|gemini|cursor|codex [--agent-timeout 135s] [--config FILE] [--socket PATH]
+//	agate-hook sandbox --strict --work DIR [flags] -- CMD [ARGS...]
 //
-// It exits 0 with the answer on stdout, or 2 with the reason on stderr,
-// and never otherwise (see runner.Main).
+// As a hook it exits 0 with the answer on stdout, or 2 with the reason on
+// stderr, and never otherwise (see runner.Main). As the runner it exits
+// with the command's status, or 2 or 125 with the reason on stderr (see
+// strict.Run): the line is the one the hook wrote (confine.Shell), its
+// profile in its flags, fail-closed.
 package main
 
 import (
@@ -18,11 +24,19 @@ import (
 	"strings"
 
 	"github.com/agatehq/agate/app/hooks"
+	"github.com/agatehq/agate/app/hooks/confine/strict"
 	"github.com/agatehq/agate/app/hooks/runner"
+	"github.com/agatehq/agate/sandbox"
 )
 
 func main() {
+	// The Landlock launcher re-executes this binary to confine a command:
+	// that child applies its rules and execs the command here.
+	sandbox.MaybeReexec()
 	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "sandbox" {
+		os.Exit(strict.Run(context.Background(), args[1:], strict.Stdio{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, os.Getenv))
+	}
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
 	}

@@ -37,12 +37,18 @@ type Sandbox struct {
 	Strict bool
 	// Net passes --net: the network open (a call a person allowed so).
 	Net bool
+	// What the person's config adds to the built-in lists, passed on so
+	// that the runner reads no config: --protect ([auto] protected_paths),
+	// --hide ([auto] secret_paths), --scrub-env (the variables [secrets]
+	// names).
+	Protected, Secrets, SecretEnv []string
 }
 
 // Shell rewrites the tool_input of an allowed shell call (one Rewrites
 // names) so that its command runs confined:
 //
-//	BIN sandbox [--strict] [--config FILE] --work DIR [--read-only] [--net] [--cwd DIR] [--cache DIR] [--rw PATH]... -- bash -c 'COMMAND'
+//	BIN sandbox [--strict] [--config FILE] --work DIR [--read-only] [--net] [--cwd DIR] [--cache DIR]
+//	    [--rw PATH]... [--protect PATTERN]... [--hide PATTERN]... [--scrub-env NAME]... -- bash -c 'COMMAND'
 //
 // Every other field of input (description, timeout, run_in_background,
 // dir_path, ...) is kept as it was, in its place, because Claude Code's
@@ -90,9 +96,14 @@ func Shell(input []byte, s Sandbox) ([]byte, error) {
 		}
 		words = append(words, "--cache", s.Cache)
 	}
-	for _, w := range s.Writable {
-		if w != "" {
-			words = append(words, "--rw", w)
+	for _, list := range []struct {
+		flag string
+		vals []string
+	}{{"--rw", s.Writable}, {"--protect", s.Protected}, {"--hide", s.Secrets}, {"--scrub-env", s.SecretEnv}} {
+		for _, v := range list.vals {
+			if v != "" {
+				words = append(words, list.flag, v)
+			}
 		}
 	}
 	words = append(words, "--", "bash", "-c", cmd)

@@ -305,11 +305,12 @@ func (r *hookRun) confined(a hooks.Answer, c *api.Confinement) hooks.Answer {
 		err = fmt.Errorf("agate cannot rewrite %s's %s calls", ev.Agent, ev.Tool)
 	} else {
 		var bin string
-		if bin, err = r.sandboxBin(); err == nil {
+		if bin, err = r.sandboxBin(c != nil); err == nil {
 			sb := confine.Sandbox{Bin: bin, Config: r.configFlag}
 			if c != nil {
 				// The paths are the daemon's judgment, never the call's own.
 				sb.Work, sb.ReadOnly, sb.Writable, sb.Cache, sb.Net, sb.Strict = c.Work, c.ReadOnly, c.Writable, c.Cache, c.Net, true
+				sb.Protected, sb.Secrets, sb.SecretEnv = c.Protected, c.Secrets, c.SecretEnv
 				if ev.Cwd != "" && filepath.IsAbs(ev.Cwd) {
 					sb.Cwd = ev.Cwd // where the agent's shell is: not made writable
 				}
@@ -374,21 +375,34 @@ func hookWithin(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// sandboxBin is the agate binary that runs `agate sandbox`: the one given,
-// else agate-cli or agate beside this binary, else this binary unless it
-// is the lean hook binary (which has no sandbox command).
-func (r *hookRun) sandboxBin() (string, error) {
+// sandboxBin is the binary a confined call's line names. A strict line
+// (the daemon's profile, all in its flags) runs under agate-hook, the
+// smallest binary that can run it: this one when the hook is agate-hook,
+// else the one beside it. A line without the profile ([hooks]
+// sandbox_bash with no profile from the daemon) needs `agate sandbox`'s
+// config reading: agate-cli or agate. Options.CLIBin overrides both.
+func (r *hookRun) sandboxBin(strict bool) (string, error) {
 	if r.cliBin != "" {
 		return r.cliBin, nil
-	}
-	if p, ok := api.SiblingBinary("agate-cli", "agate"); ok {
-		return p, nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("find agate's binary: %w", err)
 	}
-	if strings.TrimSuffix(filepath.Base(exe), ".exe") == "agate-hook" {
+	isHook := strings.TrimSuffix(filepath.Base(exe), ".exe") == "agate-hook"
+	if strict {
+		if isHook {
+			return exe, nil
+		}
+		if p, ok := api.SiblingBinary("agate-hook"); ok {
+			return p, nil
+		}
+		return exe, nil // agate-cli and agate run strict lines too
+	}
+	if p, ok := api.SiblingBinary("agate-cli", "agate"); ok {
+		return p, nil
+	}
+	if isHook {
 		return "", errors.New("no agate-cli or agate beside agate-hook to run the sandbox")
 	}
 	return exe, nil

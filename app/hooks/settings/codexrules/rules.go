@@ -159,7 +159,7 @@ func guardrailList() []guardrail {
 }
 
 // agateNames are agate's programs an agent could run.
-var agateNames = []string{"agate", "agate-cli"}
+var agateNames = []string{"agate", "agate-cli", "agate-hook"}
 
 // agateCommands are agate's commands but sandbox (cli's register calls;
 // a test keeps the list whole). `agate sandbox --strict` is how a call

@@ -1,8 +1,8 @@
-// Code generated from secrets.toml by TestSecretStoresTable -update; DO NOT EDIT.
+// Code generated from policy/secrets.toml by TestSecretStoresTable -update; DO NOT EDIT.
 
-package policy
+package stores
 
-var secretStoresTable = []SecretStore{
+var secrets = []Secret{
 	{Name: "age", Tool: "age and SOPS keys", Paths: []string{"~/.config/sops/age/", "~/.age/", "~/.config/age/"}},
 	{Name: "aider", Tool: "aider", Paths: []string{"~/.aider.conf.yml"}},
 	{Name: "aliyun", Tool: "Alibaba Cloud CLI", Paths: []string{"~/.aliyun/"}},
