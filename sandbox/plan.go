@@ -100,8 +100,9 @@ func newPlan(o Options, argv []string) (*plan, error) {
 	}
 	p.writable = uniq(p.writable)
 	p.readOnly = uniq(p.readOnly)
-	p.mounts = p.layout(existing(o.Protected), existing(o.Hidden))
-	if err := p.addViews(o.Views, existing(o.Hidden)); err != nil {
+	hidden := existing(o.Hidden) // (each is resolved through its links: once)
+	p.mounts = p.layout(existing(o.Protected), hidden)
+	if err := p.addViews(o.Views, hidden); err != nil {
 		return nil, err
 	}
 

@@ -84,12 +84,19 @@ func Fetch(ctx context.Context, dir, spec, bin string) (string, error) {
 // npmEnv is the environment npm installs with: the client's, without
 // what would run code in npm itself or change where packages come from
 // (NODE_OPTIONS and the other NODE_ variables, npm's own npm_config_
-// settings), which a project's MCP config can set for its server.
+// settings), which a project's MCP config can set for its server. The
+// extra certificates a TLS-inspecting proxy needs (NODE_EXTRA_CA_CERTS)
+// stay: without them npm cannot reach the registry there at all, and
+// they add trust roots, nothing that runs.
 func npmEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		u := strings.ToUpper(k)
+		if u == "NODE_EXTRA_CA_CERTS" {
+			out = append(out, kv)
+			continue
+		}
 		if strings.HasPrefix(u, "NODE_") || strings.HasPrefix(u, "NPM_CONFIG_") {
 			continue
 		}

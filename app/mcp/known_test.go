@@ -98,8 +98,9 @@ func FuzzKnownServer(f *testing.F) {
 }
 
 func TestNpmEnv(t *testing.T) {
-	got := npmEnv([]string{"PATH=/bin", "NODE_OPTIONS=--require ./evil.js", "npm_config_registry=https://evil", "NPM_CONFIG_USERCONFIG=x", "HOME=/h"})
-	if !slices.Equal(got, []string{"PATH=/bin", "HOME=/h"}) {
+	got := npmEnv([]string{"PATH=/bin", "NODE_OPTIONS=--require ./evil.js", "npm_config_registry=https://evil", "NPM_CONFIG_USERCONFIG=x", "HOME=/h",
+		"NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt", "NODE_PATH=/x"})
+	if !slices.Equal(got, []string{"PATH=/bin", "HOME=/h", "NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt"}) {
 		t.Errorf("npm's environment %q", got)
 	}
 }
