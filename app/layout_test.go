@@ -66,7 +66,7 @@ var rules = []rule{
 	// The service, its API and its clients.
 	{pkg: "app/api", may: []string{"app/osutil", "policy/verdict"},
 		why: "the API's types and client are linked by the hook binary: not the policy, not the daemon"},
-	{pkg: "app/daemon", may: []string{"app/api", "app/files/...", "app/hooks/settings/codexrules", "app/machine", "app/mcp", "app/mcp/pins", "policy/shellquote",
+	{pkg: "app/daemon", may: []string{"app/api", "app/files/...", "app/hooks/settings/codexrules", "app/machine", "app/machine/profile", "app/mcp", "app/mcp/pins", "policy/shellquote",
 		"app/osutil", "app/internal/strictjson", "app/version", "keystore", "policy", "sandbox", "watcher"},
 		why: "the daemon never imports its clients (the command line, the desktop app, the hooks)"},
 	{pkg: "app/daemon/daemontest", may: []string{"app/api", "app/daemon", "app/internal/apptest"},
@@ -135,7 +135,7 @@ var rules = []rule{
 		why: "the leak record owns leaks.json: it imports neither the daemon nor the command line"},
 
 	// Around them.
-	{pkg: "app/machine", may: []string{"app/api", "app/machine/profile", "app/osutil", "keystore", "policy", "sandbox"},
+	{pkg: "app/machine", may: []string{"app/api", "app/machine/profile", "app/osutil", "keystore", "policy", "policy/stores", "sandbox"},
 		why: "the machine's facts are shared by the daemon, the command line and the desktop app"},
 	{pkg: "app/machine/profile", may: []string{"app/api", "policy/stores", "sandbox"},
 		why: "the sandbox profile everyone confines to; the runner of confined calls links it, so not the policy engine"},

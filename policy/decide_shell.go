@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -27,6 +28,7 @@ type freedom uint8
 const (
 	notFree     freedom = iota
 	freeRead            // it only reads paths that hold no secret
+	freeLocal           // it also GETs a page of a server on this machine's loopback
 	freeEdit            // it edits the project, and edits are pre-approved
 	freeProject         // it runs the project's own code, with a person who could have been asked
 	freeTrusted         // its writes are under trusted_dirs, its hosts trusted_domains
@@ -114,10 +116,25 @@ func (p *Policy) decideShell(c *call, mode Mode, agent *agentPolicy, withdrawn b
 		d.Layer, d.Reason = LayerAcceptEdits, "mode is accept_edits, and it only edits the project"
 	case kinds == freeEdit:
 		d.Layer, d.Reason = LayerAutoApprove, "it only edits the project, and fs edits are pre-approved (auto_approve)"
+	case kinds == freeLocal:
+		d.Reason = "it only reads: a GET of a server on this machine (" + localHosts(cmds) + "), and nothing it reads holds secrets"
 	default:
 		d.Reason = "it only reads, with programs agate knows, and nothing it reads holds secrets"
 	}
 	return d
+}
+
+// localHosts names the loopback hosts the commands GET.
+func localHosts(cmds []simpleCmd) string {
+	var hs []string
+	for _, cmd := range cmds {
+		for _, e := range cmd.effects {
+			if e.Local && !slices.Contains(hs, e.Host) {
+				hs = append(hs, e.Host)
+			}
+		}
+	}
+	return strings.Join(hs, ", ")
 }
 
 // cmdState is what deciding a call found of each simple command.
@@ -182,6 +199,10 @@ func (p *Policy) free(c *call, sc *simpleCmd, mode Mode, withdrawn bool) (freedo
 		case EffNetwork:
 			if e.Host != "" && p.trustedDomainFor(e.Host) != nil && !strings.Contains(e.What, "runs") {
 				best = max(best, freeTrusted)
+				continue
+			}
+			if e.Local && e.Host != "" {
+				best = max(best, freeLocal)
 				continue
 			}
 			return notFree, "it " + e.describe()

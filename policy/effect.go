@@ -77,6 +77,10 @@ type Effect struct {
 	// folder a program works in): what a file holds is not read, so a
 	// secret in it is not either.
 	Names bool
+	// Local is set for a network effect that is a plain GET or HEAD of a
+	// server on this machine's loopback (localGetHandler): a development
+	// server's page, read.
+	Local bool
 }
 
 // String is the effect as a catalog example writes it: "read:/w/a",

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agatehq/agate/policy/shellquote"
+	"github.com/agatehq/agate/policy/stores"
 )
 
 // escapeGlob makes a tool name a glob that matches only itself: a tool
@@ -219,6 +220,10 @@ func (p *Policy) decide(c *call) Decision {
 	}
 	// 9. Risk.
 	if !withdrawn && implicit && !destroys {
+		if hosts, ok := c.localFetch(); ok {
+			return Decision{Verdict: Allow, Layer: LayerRisk,
+				Reason: "it only reads: a GET of a server on this machine (" + strings.Join(hosts, ", ") + ")"}
+		}
 		switch {
 		case c.t.readOnly:
 			return Decision{Verdict: Allow, Layer: LayerRisk, Reason: "it only reads, and nothing it reads holds secrets"}
@@ -353,16 +358,29 @@ func (p *Policy) protectedLayer(c *call) (Decision, bool) {
 	return Decision{}, false
 }
 
+// localFetch reports whether the call is a web tool's fetch whose every
+// URL is a page of a server on this machine's loopback (loopbackURL, no
+// port of localPortsAsk), and names the hosts: a web fetch tool only
+// GETs.
+func (c *call) localFetch() ([]string, bool) {
+	if c.t.category != "web" || len(c.subjects) == 0 || !c.risks.SubsetOf(Risks(Network)) {
+		return nil, false
+	}
+	var hosts []string
+	for _, u := range c.subjects {
+		h, port, ok := loopbackURL(u)
+		if !ok || localPortsAsk[port] {
+			return nil, false
+		}
+		hosts = append(hosts, h)
+	}
+	return hosts, true
+}
+
 // isTemplate reports whether p is a file named like a secret that is a
 // template, written to be committed (.env.example).
 func isTemplate(p string) bool {
-	base := p[strings.LastIndexByte(p, '/')+1:]
-	for _, t := range notSecrets {
-		if base == t {
-			return true
-		}
-	}
-	return false
+	return stores.Template(p[strings.LastIndexByte(p, '/')+1:])
 }
 
 // destroys reports whether the call overwrites or deletes what git cannot

@@ -52,7 +52,7 @@ func init() {
 		// policy/programs/net.toml
 		"ssh": sshHandler, "gh": ghHandler, "cloud": cloudHandler, "kubectl": kubectlHandler,
 		"openssl": opensslHandler, "noops-exec": noOpsExecHandler, "sshfs": sshfsHandler,
-		"kubectl+": kubectlSecretsHandler,
+		"kubectl+": kubectlSecretsHandler, "localget": localGetHandler,
 		// policy/programs/shells.toml
 		"shell": shellHandler, "interpreter": interpreterHandler, "php": phpHandler, "deno": denoHandler,
 		// policy/programs/system.toml

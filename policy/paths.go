@@ -114,11 +114,6 @@ func (pp *pathPattern) match(p, base string) bool {
 // judgment that missed the write meets the OS.
 func ProtectedPaths() []string { return stores.Protected() }
 
-// notSecrets are files named like secrets that are templates, written to
-// be committed: reading them asks nothing.
-var notSecrets = []string{".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults", ".env.schema",
-	".env.test.example", ".env.local.example", "example.env", "sample.env"}
-
 // pathSet is a compiled list of path patterns. Literal base names (most
 // of the built-in list) are looked up in a map; the rest are tried in turn.
 type pathSet struct {

@@ -1,6 +1,9 @@
 package policy
 
 import (
+	"net/netip"
+	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -278,4 +281,104 @@ func kubectlSecretsHandler(c *cmdRun) {
 			}
 		}
 	}
+}
+
+// localGetHandler (curl, wget): a plain GET or HEAD of a server on this
+// machine's loopback (localhost, 127.0.0.0/8, ::1), the development
+// server a person runs, is marked Local: it flows as a read. Not local:
+// another method, a request that carries a credential or data (data is an
+// upload already), one sent elsewhere than its URL says (a proxy,
+// --resolve, --connect-to, a unix socket, a redirect followed), a config
+// file's options, and the ports of daemons whose HTTP API controls the
+// machine or hands out secrets (localPortsAsk).
+func localGetHandler(c *cmdRun) {
+	for _, o := range c.opts {
+		names := o.spec.names
+		switch {
+		case slices.Contains(names, "-X") || slices.Contains(names, "--method"):
+			if m := strings.ToUpper(o.val); !o.lit || m != "GET" && m != "HEAD" {
+				return
+			}
+		case slices.Contains(names, "-H") || slices.Contains(names, "--header"):
+			k, _, _ := strings.Cut(strings.ToLower(o.val), ":")
+			k = strings.TrimSpace(k)
+			if !o.lit || k == "authorization" || k == "cookie" || k == "proxy-authorization" || strings.Contains(k, "token") ||
+				strings.Contains(k, "key") || strings.Contains(k, "secret") || strings.Contains(k, "auth") {
+				return
+			}
+		case slices.ContainsFunc(names, func(n string) bool { return localGetOff[n] }):
+			return
+		}
+	}
+	local := map[string]bool{}
+	for _, op := range c.ops {
+		if op.role != roleURL {
+			continue
+		}
+		host, port, ok := loopbackURL(op.word)
+		if !op.lit || !ok {
+			continue
+		}
+		if localPortsAsk[port] {
+			return
+		}
+		local[host] = true
+	}
+	for i := range c.effects {
+		if e := &c.effects[i]; e.Kind == EffNetwork && local[e.Host] {
+			e.Local = true
+		}
+	}
+}
+
+// localGetOff are the options of curl and wget after which a request is
+// not a plain GET of the URL's own host: it goes elsewhere (a proxy,
+// --resolve, a socket), follows redirects, carries a credential, or
+// takes options from a file.
+var localGetOff = map[string]bool{
+	"-x": true, "--proxy": true, "--preproxy": true, "--socks4": true, "--socks4a": true, "--socks5": true, "--socks5-hostname": true,
+	"--resolve": true, "--connect-to": true, "--unix-socket": true, "--abstract-unix-socket": true, "--interface": true,
+	"-L": true, "--location": true, "--location-trusted": true, "-K": true, "--config": true, "-e": true, "--execute": true,
+	"-u": true, "--user": true, "--oauth2-bearer": true, "-b": true, "--cookie": true, "--netrc": true, "-n": true,
+	"--netrc-file": true, "--netrc-optional": true, "-E": true, "--cert": true, "--key": true,
+	"--http-user": true, "--http-password": true, "--password": true, "--load-cookies": true, "--certificate": true,
+	"-T": true, "--upload-file": true, "--post-data": true, "--post-file": true, "--body-data": true, "--body-file": true,
+	"--input-file": true,
+}
+
+// localPortsAsk are the loopback ports whose HTTP API controls the machine
+// or hands out secrets: Docker's and its older port, etcd, the
+// Kubernetes API server and `kubectl proxy`, the kubelet, Chrome's and
+// Node's debuggers, Vault, Consul.
+var localPortsAsk = map[string]bool{"2375": true, "2376": true, "4243": true, "2379": true, "2380": true, "6443": true,
+	"8001": true, "10250": true, "10255": true, "9222": true, "9229": true, "8200": true, "8500": true}
+
+// loopbackURL returns the host and port of a URL on this machine's
+// loopback, written plainly: localhost, an address in 127.0.0.0/8, ::1.
+// Other spellings of them (decimal, hex, 0.0.0.0) are not taken as
+// loopback, and ask as any host does.
+func loopbackURL(s string) (host, port string, ok bool) {
+	t := s
+	if !strings.Contains(t, "://") {
+		t = "http://" + t
+	}
+	u, err := url.Parse(t)
+	if err != nil || u.Host == "" || u.User != nil {
+		return "", "", false
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", "", false
+	}
+	host = strings.ToLower(u.Hostname())
+	port = u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	if host == "localhost" || host == "::1" {
+		return host, port, true
+	}
+	if a, err := netip.ParseAddr(host); err == nil && a.Is4() && a.IsLoopback() && a.String() == host {
+		return host, port, true
+	}
+	return "", "", false
 }

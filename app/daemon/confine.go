@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/machine"
+	"github.com/agatehq/agate/app/machine/profile"
 	"github.com/agatehq/agate/policy"
 	"github.com/agatehq/agate/policy/shellquote"
 	"github.com/agatehq/agate/sandbox"
@@ -75,14 +77,17 @@ func (d *Daemon) confinesUnasked(cfg *policy.Config, r *api.DecideRequest) bool 
 // dir, writable only when the judgment says it writes there or runs its
 // code. The paths come from the judgment (the request's project), never
 // from the call's own working folder; what the config adds to the
-// sandbox's lists (machine.Extra) comes along.
-func confinementFor(cfg *policy.Config, r *api.DecideRequest, c policy.Confinement) *api.Confinement {
+// sandbox's lists (machine.Extra) comes along, and the secret files
+// deep in the project (machine.ProjectSecrets), which the runner does not
+// look for itself.
+func (d *Daemon) confinementFor(cfg *policy.Config, r *api.DecideRequest, c policy.Confinement) *api.Confinement {
 	work := r.Workspace
 	if work == "" {
 		work = r.Cwd
 	}
 	x := machine.Extra(cfg)
-	out := &api.Confinement{Work: work, ReadOnly: c.ReadOnly(), Why: c.Why, Protected: x.Protected, Secrets: x.Secrets, SecretEnv: x.SecretEnv}
+	secrets := append(slices.Clone(x.Secrets), d.projSecrets.get(work, profile.SecretPatterns(x), time.Now())...)
+	out := &api.Confinement{Work: work, ReadOnly: c.ReadOnly(), Why: c.Why, Protected: x.Protected, Secrets: secrets, SecretEnv: x.SecretEnv}
 	if c.RunsCode {
 		out.Cache = confinedCacheDir()
 	}
@@ -92,6 +97,42 @@ func confinementFor(cfg *policy.Config, r *api.DecideRequest, c policy.Confineme
 		}
 	}
 	return out
+}
+
+// projectSecretsTTL is how long the secret files found in a project are
+// taken as its own before it is looked through again.
+const projectSecretsTTL = 10 * time.Second
+
+// projectSecrets keeps, per project, the secret files deep in it
+// (machine.ProjectSecrets), looked for again after projectSecretsTTL.
+type projectSecrets struct {
+	mu sync.Mutex
+	m  map[string]projectSecretsEntry
+}
+
+type projectSecretsEntry struct {
+	at    time.Time
+	found []string
+}
+
+// get returns the secret files deep in work, looking through it when
+// what was found is older than projectSecretsTTL. One project at a time:
+// a second caller waits for the first's walk.
+func (p *projectSecrets) get(work string, patterns []string, now time.Time) []string {
+	if work == "" || !filepath.IsAbs(work) {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e, ok := p.m[work]; ok && now.Sub(e.at) < projectSecretsTTL && now.Sub(e.at) >= 0 {
+		return e.found
+	}
+	found, _ := machine.ProjectSecrets(work, patterns, machine.ProjectSecretLimit)
+	if p.m == nil || len(p.m) >= 64 {
+		p.m = map[string]projectSecretsEntry{} // (a few projects at a time; forget the rest)
+	}
+	p.m[work] = projectSecretsEntry{at: now, found: found}
+	return found
 }
 
 // confinedCacheDir is the toolchains' cache confined builds use, apart

@@ -56,10 +56,11 @@ type Daemon struct {
 	// calls (kernelSandbox).
 	confineProber sandbox.Prober
 	confineOpts   confineOptions
-	outcomes      outcomeBook // asks handed to agents' prompts, until they say what became of them
-	pasted        pastedQueue // the prompt scans in progress and waiting
-	pins          *pins.Store // the pinned definitions of MCP servers' tools
-	proxies       *proxies    // the live MCP proxies
+	projSecrets   projectSecrets // the secret files deep in each project, for confined calls to hide
+	outcomes      outcomeBook    // asks handed to agents' prompts, until they say what became of them
+	pasted        pastedQueue    // the prompt scans in progress and waiting
+	pins          *pins.Store    // the pinned definitions of MCP servers' tools
+	proxies       *proxies       // the live MCP proxies
 
 	mu       sync.Mutex // guards listener
 	listener io.Closer
@@ -370,7 +371,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		d.sessions.ranConfined(r.Agent, r.Session, commandOf(r.Args), now)
 	}
 	if unasked && dec.Judged() && dec.Confine.Possible {
-		resp.Sandbox, resp.Confine = true, confinementFor(st.cfg, r, dec.Confine)
+		resp.Sandbox, resp.Confine = true, d.confinementFor(st.cfg, r, dec.Confine)
 		d.sessions.confinedCall(r.Agent, r.Session, r.ToolUseID, commandOf(r.Args), resp.Confine.Describe(), now)
 	}
 	if grantedConfined != nil {
@@ -665,7 +666,7 @@ func (d *Daemon) approvedFor(cfg *policy.Config, r *api.DecideRequest, dec polic
 	if !dec.Approved.Possible || !d.confinesUnasked(cfg, r) {
 		return nil
 	}
-	approved := confinementFor(cfg, r, dec.Approved)
+	approved := d.confinementFor(cfg, r, dec.Approved)
 	approved.Net = dec.Approved.Net
 	if approved.Writable = bindable(approved.Writable); approved.Writable == nil {
 		return nil

@@ -13,6 +13,8 @@
 // the two differ).
 package stores
 
+import "slices"
+
 // Secret is where one tool keeps its secrets: a read of one of its
 // paths, or of a folder that holds one, is a secret read, and the sandbox
 // hides each that exists. A path is "~/...", absolute, or a name or glob
@@ -26,3 +28,14 @@ type Secret struct {
 // Secrets returns the built-in secret stores, sorted by name. The caller
 // must not change the list.
 func Secrets() []Secret { return secrets }
+
+// Template reports whether a file's base name is one of a file named
+// like a secret that is a template, written to be committed
+// (.env.example): a read of one asks nothing, and the sandbox does not
+// hide it.
+func Template(base string) bool { return slices.Contains(notSecrets, base) }
+
+// notSecrets are files named like secrets that are templates, written to
+// be committed.
+var notSecrets = []string{".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults", ".env.schema",
+	".env.test.example", ".env.local.example", "example.env", "sample.env"}

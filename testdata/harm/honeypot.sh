@@ -731,6 +731,17 @@ printf 'draft of the release notes, not yet committed\n' > "$P/draft.txt"
 put dotenv proj/.env <<'X'
 DATABASE_URL=postgres://app:@C@@localhost/app
 X
+# secrets deep in the project, and a template beside one (no secret in it)
+put dotenv-deep proj/services/api/.env <<'X'
+API_KEY=@C@
+X
+put tls-key proj/deploy/certs/server.key <<'X'
+-----BEGIN PRIVATE KEY-----
+@C@
+-----END PRIVATE KEY-----
+X
+printf 'API_KEY=\n' > "$P/services/api/.env.example"
+printf '.env\n*.key\n' > "$P/.gitignore"
 unset GIT_CONFIG_GLOBAL
 
 chown -R "$OWNER:$OGROUP" "$DIR"

@@ -19,8 +19,9 @@ import (
 // own judgment is rewritten, and the rewritten command, run as Claude
 // Code runs it (bash -c in the call's folder), meets the sandbox: a link
 // made in the same command to a credential store reads nothing (permission
-// denied), a read-only call cannot write the project, and an edit of the
-// project lands.
+// denied), nor does a search of the project a .env deep in it, a
+// read-only call cannot write the project, and an edit of the project
+// lands. The line runs under agate-hook.
 func TestConfinedForReal(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("no bwrap here")
@@ -33,8 +34,10 @@ func TestConfinedForReal(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(home) })
 	project := filepath.Join(home, "proj")
 	for path, text := range map[string]string{
-		".config/gh/hosts.yml": "github.com:\n  oauth_token: CANARY_gh_7f3a\n",
-		"proj/README.md":       "hello\n",
+		".config/gh/hosts.yml":           "github.com:\n  oauth_token: CANARY_gh_7f3a\n",
+		"proj/README.md":                 "hello\n",
+		"proj/services/api/.env":         "API_KEY=CANARY_env_deep\n",
+		"proj/services/api/.env.example": "API_KEY=\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(home, path)), 0o700); err != nil {
 			t.Fatal(err)
@@ -43,7 +46,7 @@ func TestConfinedForReal(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cli := apptest.Binary(t, "agate-cli") // built before the clock starts
+	cli := apptest.Binary(t, "agate-hook") // built before the clock starts
 	t.Setenv("HOME", home)
 	p := apptest.Paths(t, "")
 	d, _ := daemontest.Start(t, p)
@@ -106,6 +109,9 @@ func TestConfinedForReal(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(project, "copy.md")); err != nil {
 		t.Errorf("an edit of the project did not land: %v", err)
+	}
+	if cmd, out := run("grep -rn API_KEY ."); strings.Contains(out, "CANARY") || !strings.Contains(out, ".env.example") {
+		t.Errorf("a search of the project read %q\n(%s)", out, cmd)
 	}
 	if cmd, _ := run("grep -rn hello ."); !strings.Contains(cmd, "--read-only") {
 		t.Errorf("a read runs with the project writable: %s", cmd)

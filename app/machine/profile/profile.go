@@ -52,11 +52,17 @@ func options(p api.Paths, home, work string, writable []string, x Extra, protect
 		}
 	}
 	hide := []string{p.State, socketHideDir(p)}
+	for _, f := range secrets {
+		// A template named like a secret (.env.example) is for reading.
+		if !stores.Template(filepath.Base(f)) {
+			hide = append(hide, f)
+		}
+	}
 	return sandbox.Options{
 		WorkDir:   work,
 		Writable:  writable,
 		Protected: sandbox.DefaultProtected(work, protectHome, protect),
-		Hidden:    sandbox.DefaultHidden(home, nil, append(hide, secrets...)),
+		Hidden:    sandbox.DefaultHidden(home, nil, hide),
 		SecretEnv: x.SecretEnv,
 	}
 }

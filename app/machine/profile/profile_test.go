@@ -33,7 +33,7 @@ func TestBase(t *testing.T) {
 	home := t.TempDir()
 	work := filepath.Join(home, "proj")
 	cfgDir := filepath.Join(home, ".config", "agate")
-	for _, f := range []string{".aws/credentials", "proj/.env", "proj/CLAUDE.md", "proj/secret.vault", ".bashrc", ".config/agate/config.toml",
+	for _, f := range []string{".aws/credentials", "proj/.env", "proj/.env.example", "proj/CLAUDE.md", "proj/secret.vault", ".bashrc", ".config/agate/config.toml",
 		".local/state/agate/run/agate.sock"} {
 		write(t, filepath.Join(home, f))
 	}
@@ -55,6 +55,9 @@ func TestBase(t *testing.T) {
 		if !hidden(o, want) {
 			t.Errorf("not hidden: %s (%q)", want, o.Hidden)
 		}
+	}
+	if hidden(o, filepath.Join(work, ".env.example")) {
+		t.Errorf("a template hidden: %q", o.Hidden)
 	}
 	if !slices.Equal(o.SecretEnv, []string{"MY_TOKEN"}) {
 		t.Errorf("scrubbed %q", o.SecretEnv)
