@@ -28,7 +28,7 @@ type freedom uint8
 const (
 	notFree     freedom = iota
 	freeRead            // it only reads paths that hold no secret
-	freeLocal           // it also GETs a page of a server on this machine's loopback
+	freeLocal           // it also GETs a page of a server on this machine's loopback, or reads the service its tool is set up for
 	freeEdit            // it edits the project, and edits are pre-approved
 	freeProject         // it runs the project's own code, with a person who could have been asked
 	freeTrusted         // its writes are under trusted_dirs, its hosts trusted_domains
@@ -117,24 +117,33 @@ func (p *Policy) decideShell(c *call, mode Mode, agent *agentPolicy, withdrawn b
 	case kinds == freeEdit:
 		d.Layer, d.Reason = LayerAutoApprove, "it only edits the project, and fs edits are pre-approved (auto_approve)"
 	case kinds == freeLocal:
-		d.Reason = "it only reads: a GET of a server on this machine (" + localHosts(cmds) + "), and nothing it reads holds secrets"
+		d.Reason = "it only reads: " + remoteReads(cmds) + ", and nothing it reads holds secrets"
 	default:
 		d.Reason = "it only reads, with programs agate knows, and nothing it reads holds secrets"
 	}
 	return d
 }
 
-// localHosts names the loopback hosts the commands GET.
-func localHosts(cmds []simpleCmd) string {
-	var hs []string
+// remoteReads says what the commands read over the network: the pages
+// of servers on this machine they GET, the services they read.
+func remoteReads(cmds []simpleCmd) string {
+	var hosts, services []string
 	for _, cmd := range cmds {
 		for _, e := range cmd.effects {
-			if e.Local && !slices.Contains(hs, e.Host) {
-				hs = append(hs, e.Host)
+			switch {
+			case e.Kind != EffNetwork:
+			case e.Local && !slices.Contains(hosts, e.Host):
+				hosts = append(hosts, e.Host)
+			case e.Service && !e.Local && !slices.Contains(services, e.What):
+				services = append(services, e.What)
 			}
 		}
 	}
-	return strings.Join(hs, ", ")
+	var says []string
+	if len(hosts) > 0 {
+		says = append(says, "a GET of a server on this machine ("+strings.Join(hosts, ", ")+")")
+	}
+	return strings.Join(append(says, services...), "; ")
 }
 
 // cmdState is what deciding a call found of each simple command.
@@ -201,7 +210,7 @@ func (p *Policy) free(c *call, sc *simpleCmd, mode Mode, withdrawn bool) (freedo
 				best = max(best, freeTrusted)
 				continue
 			}
-			if e.Local && e.Host != "" {
+			if e.Local && e.Host != "" || e.Service && e.What != "" {
 				best = max(best, freeLocal)
 				continue
 			}

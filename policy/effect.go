@@ -81,6 +81,11 @@ type Effect struct {
 	// server on this machine's loopback (localGetHandler): a development
 	// server's page, read.
 	Local bool
+	// Service is set for a network effect that only reads the service
+	// the tool is set up for, with the person's own login, and sends
+	// nothing of the machine's but the request (kubectl get, helm status,
+	// terraform plan): What says which.
+	Service bool
 }
 
 // String is the effect as a catalog example writes it: "read:/w/a",

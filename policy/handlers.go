@@ -15,14 +15,14 @@ var handlers map[string]handler
 
 // rawHandlers read a command's words themselves: find's expressions,
 // dd's operands, env's assignments.
-var rawHandlers = map[string]bool{"arcmd": true, "builtin-def": true, "capsh": true, "command": true, "cpio": true, "dd": true, "env": true, "eval": true, "find": true, "gitbisect": true, "openssl": true, "parallel": true, "sevenzip": true, "shell": true, "source": true, "tar": true, "tarx": true, "trap": true, "xargs": true}
+var rawHandlers = map[string]bool{"arcmd": true, "jar": true, "builtin-def": true, "capsh": true, "command": true, "cpio": true, "dd": true, "env": true, "eval": true, "find": true, "gitbisect": true, "openssl": true, "parallel": true, "sevenzip": true, "shell": true, "source": true, "tar": true, "tarx": true, "trap": true, "xargs": true}
 
 func init() {
 	handlers = map[string]handler{
 		// policy/programs/archive.toml
 		"cpio": cpioHandler, "arcmd": arcCommandHandler, "pax": paxHandler,
 		// policy/programs/build.toml
-		"npm": npmHandler, "npminit": npmInitHandler, "yarn": yarnHandler, "piplist": pipListHandler,
+		"npm": npmHandler, "npminit": npmInitHandler, "npmpkg": npmPkgHandler, "jar": jarHandler, "yarn": yarnHandler, "piplist": pipListHandler,
 		"pipconfig": pipConfigHandler, "poetry": subWordsHandler(poetryWords),
 		"bundle": subWordsHandler(bundleWords), "gem": subWordsHandler(gemWords),
 		"composer": subWordsHandler(composerWords), "go": goHandler, "cmake": cmakeHandler,
@@ -52,7 +52,7 @@ func init() {
 		// policy/programs/net.toml
 		"ssh": sshHandler, "gh": ghHandler, "cloud": cloudHandler, "kubectl": kubectlHandler,
 		"openssl": opensslHandler, "noops-exec": noOpsExecHandler, "sshfs": sshfsHandler,
-		"kubectl+": kubectlSecretsHandler, "localget": localGetHandler,
+		"kubectl+": kubectlSecretsHandler, "localget": localGetHandler, "helm": helmHandler, "tfplan": tfPlanHandler,
 		// policy/programs/shells.toml
 		"shell": shellHandler, "interpreter": interpreterHandler, "php": phpHandler, "deno": denoHandler,
 		// policy/programs/system.toml

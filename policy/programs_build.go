@@ -14,6 +14,14 @@ func npmHandler(c *cmdRun) {
 	}
 }
 
+// npmPkgHandler: npm pkg get only reads package.json; set, delete and fix
+// edit it.
+func npmPkgHandler(c *cmdRun) {
+	if len(c.ops) == 0 || c.ops[0].word != "get" {
+		c.add(Effect{Kind: EffWrite, Path: c.abs("package.json"), Edit: true})
+	}
+}
+
 // npmInitHandler: npm init writes package.json; npm init PKG (npm create
 // PKG) downloads and runs an initializer.
 func npmInitHandler(c *cmdRun) {
@@ -358,4 +366,76 @@ func bundleConfigSets(ops []operand) bool {
 		return false
 	}
 	return len(ops) > 1 || !ops[0].lit
+}
+
+// jarHandler reads jar's mode: the letters of its first word (tf, xvf,
+// cf) or the long options. t lists the archive, x extracts it into the
+// folder, c and u write it; f names the archive. A -J option passes
+// options to the JVM, which can load code: agate does not read them.
+func jarHandler(c *cmdRun) {
+	words, lits := c.words, c.lits
+	if len(words) == 0 {
+		return
+	}
+	var list, extract, write bool
+	file, fileLit := "", true
+	rest := 1
+	switch w := words[0]; {
+	case strings.HasPrefix(w, "-J"):
+		c.unknown("jar " + w + " passes options to the JVM")
+		return
+	case strings.HasPrefix(w, "--"):
+		rest = 0
+	default:
+		m := strings.TrimPrefix(w, "-")
+		if m == "" || strings.Trim(m, "tvxcufm0eMPn") != "" {
+			c.unknown("jar's mode " + w)
+			return
+		}
+		list, extract, write = strings.ContainsRune(m, 't'), strings.ContainsRune(m, 'x'), strings.ContainsAny(m, "cu")
+		if strings.ContainsRune(m, 'f') && len(words) > 1 {
+			file, fileLit, rest = words[1], lits[1], 2
+		}
+	}
+	for i := rest; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case strings.HasPrefix(w, "-J"):
+			c.unknown("jar " + w + " passes options to the JVM")
+			return
+		case w == "-t" || w == "--list":
+			list = true
+		case w == "-x" || w == "--extract":
+			extract = true
+		case w == "-c" || w == "--create" || w == "-u" || w == "--update":
+			write = true
+		case (w == "-f" || w == "--file") && i+1 < len(words):
+			file, fileLit = words[i+1], lits[i+1]
+			i++
+		case strings.HasPrefix(w, "--file="):
+			file, fileLit = strings.TrimPrefix(w, "--file="), lits[i]
+		case w == "-C" && i+1 < len(words):
+			c.pathEffect(EffRead, words[i+1], lits[i+1], Effect{Names: true})
+			i++
+		}
+	}
+	switch {
+	case write:
+		if file != "" {
+			c.writePath(file, fileLit, Effect{})
+		} else {
+			c.unknown("jar writes an archive to its output")
+		}
+	case extract:
+		if file != "" {
+			c.pathEffect(EffRead, file, fileLit, Effect{})
+		}
+		c.writePath(".", true, Effect{})
+	case list:
+		if file != "" {
+			c.pathEffect(EffRead, file, fileLit, Effect{})
+		}
+	default:
+		c.unknown("jar's mode")
+	}
 }

@@ -135,24 +135,119 @@ func kubectlHandler(c *cmdRun) {
 	}
 	verb := c.ops[0].word
 	switch {
+	case verb == "completion" || verb == "help" || verb == "version" && c.hasWord("--client"):
+		c.dropNetwork() // nothing of the cluster
+	case verb == "auth" && (len(c.ops) < 2 || c.ops[1].word != "can-i" && c.ops[1].word != "whoami"):
+		c.add(Effect{Kind: EffSystem, What: c.prog + " auth changes the cluster's roles"})
 	case kubectlReads[verb]:
+		c.serviceRead(c.prog+" "+verb+" reads the cluster it is set up for", "-s", "--server")
 	case verb == "exec" || verb == "run" || verb == "attach" || verb == "debug" || verb == "cp" || verb == "port-forward" || verb == "proxy":
 		c.add(Effect{Kind: EffExec, What: c.prog + " " + verb + " runs or reaches code in the cluster"})
 		c.add(Effect{Kind: EffSystem, What: c.prog + " " + verb})
 	case verb == "config":
-		if len(c.ops) > 1 && c.ops[1].word != "view" && c.ops[1].word != "get-contexts" && c.ops[1].word != "current-context" && c.ops[1].word != "get-clusters" {
-			c.add(Effect{Kind: EffPersist, Path: c.abs("~/.kube/config"), What: c.prog + " config changes which cluster it talks to"})
-		} else if len(c.ops) > 1 && c.ops[1].word == "view" {
-			for _, op := range c.ops {
-				if op.word == "--raw" {
-					c.add(Effect{Kind: EffSecret, What: "kubectl config view --raw prints credentials"})
-				}
+		sub := ""
+		if len(c.ops) > 1 {
+			sub = c.ops[1].word
+		}
+		switch sub {
+		case "view", "get-contexts", "current-context", "get-clusters", "get-users":
+			c.dropNetwork() // the kubeconfig, read here
+			if sub == "view" && c.hasWord("--raw") {
+				c.add(Effect{Kind: EffSecret, What: "kubectl config view --raw prints credentials"})
 			}
+		default:
+			c.add(Effect{Kind: EffPersist, Path: c.abs("~/.kube/config"), What: c.prog + " config changes which cluster it talks to"})
 		}
 	default:
 		c.add(Effect{Kind: EffSystem, What: c.prog + " " + verb + " changes the cluster"})
 	}
 }
+
+// helmReads read the releases in the cluster; helmLocal work on a chart
+// on the disk, or print helm's own settings.
+var (
+	helmReads = map[string]bool{"list": true, "ls": true, "status": true, "history": true, "hist": true}
+	helmLocal = map[string]bool{"template": true, "lint": true, "show": true, "inspect": true, "version": true, "env": true,
+		"completion": true, "help": true, "package": true, "verify": true}
+)
+
+// helmHandler: helm's reads of the cluster read the service it is set up
+// for and change nothing; its work on a chart on the disk reaches no
+// cluster (a chart named by a repository or a URL is downloaded); helm
+// get prints a release's values, which hold its secrets. Its aliases
+// (kustomize, skaffold, argocd...) stay as their entry says.
+func helmHandler(c *cmdRun) {
+	if c.prog != "helm" || len(c.ops) == 0 {
+		return
+	}
+	verb := c.ops[0].word
+	switch {
+	case helmReads[verb] || verb == "get":
+		c.dropKind(EffSystem)
+		c.serviceRead("helm "+verb+" reads the releases of the cluster it is set up for", "--kube-apiserver", "--kubeconfig")
+		if verb == "get" {
+			c.add(Effect{Kind: EffSecret, What: "helm get prints a release's values, which hold its secrets"})
+		}
+	case helmLocal[verb] || (verb == "repo" || verb == "dependency" || verb == "dep") && len(c.ops) > 1 && c.ops[1].word == "list":
+		c.dropKind(EffSystem)
+		if !helmCharts[verb] {
+			c.dropNetwork() // helm's own settings and files
+			return
+		}
+		// The chart is the last operand: a folder or a packaged chart on
+		// the disk is read here; a repository's or a URL's is downloaded.
+		last := c.ops[len(c.ops)-1]
+		if w := last.word; len(c.ops) > 1 && last.lit && !strings.Contains(w, "://") && !c.hasWord("--repo") &&
+			(w == "." || w == ".." || strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../") || strings.HasPrefix(w, "/") || strings.HasSuffix(w, ".tgz")) {
+			c.pathEffect(EffRead, w, true, Effect{})
+			c.dropNetwork()
+		}
+	}
+}
+
+// helmCharts are helm's local commands that take a chart.
+var helmCharts = map[string]bool{"template": true, "lint": true, "show": true, "inspect": true, "package": true, "verify": true}
+
+// tfPlanHandler: terraform plan reads the infrastructure it is set up for
+// (and runs the providers, the project's code); refresh, test and get,
+// which share its entry, change state, make infrastructure or download.
+func tfPlanHandler(c *cmdRun) {
+	if len(c.prefix) > 1 && c.prefix[len(c.prefix)-1] == "plan" {
+		c.serviceRead("terraform plan reads the infrastructure it is set up for")
+	}
+}
+
+// serviceRead marks the command's network effects that name no host
+// (its entry's own) as a read of the service the tool is set up for,
+// unless one of the options that send it elsewhere is given.
+func (c *cmdRun) serviceRead(what string, elsewhere ...string) {
+	for _, w := range c.words {
+		for _, e := range elsewhere {
+			if w == e || strings.HasPrefix(w, e+"=") {
+				return
+			}
+		}
+	}
+	for i := range c.effects {
+		if e := &c.effects[i]; e.Kind == EffNetwork && e.Host == "" && e.What == "" {
+			e.Service, e.What = true, what
+		}
+	}
+}
+
+// dropNetwork takes back the network effects that name no host: the
+// entry's own, for a command that reaches nothing.
+func (c *cmdRun) dropNetwork() {
+	c.effects = slices.DeleteFunc(c.effects, func(e Effect) bool { return e.Kind == EffNetwork && e.Host == "" && e.What == "" })
+}
+
+// dropKind takes back the entry's own effects of kind k.
+func (c *cmdRun) dropKind(k EffectKind) {
+	c.effects = slices.DeleteFunc(c.effects, func(e Effect) bool { return e.Kind == k })
+}
+
+// hasWord reports whether the command's words hold w.
+func (c *cmdRun) hasWord(w string) bool { return slices.Contains(c.words, w) }
 
 // opensslHandler reads openssl's command and the options that name files
 // and hosts.

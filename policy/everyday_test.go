@@ -1,0 +1,77 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEverydayReads: the reads developers run all day flow, cluster and
+// release reads as reads of the service the tool is set up for; what
+// sends them elsewhere, changes something or prints a secret asks; the
+// entries that were wrong say what the program does.
+func TestEverydayReads(t *testing.T) {
+	p := mustPolicy(t, "")
+	for _, c := range []struct {
+		cmd    string
+		want   Verdict
+		reason string // a part of the reason
+	}{
+		{"kubectl get pods -n web", Allow, "reads the cluster it is set up for"},
+		{"kubectl describe deploy api", Allow, "reads the cluster"},
+		{"kubectl logs api-7d9 --tail=50", Allow, "reads the cluster"},
+		{"kubectl top pods", Allow, "reads the cluster"},
+		{"kubectl explain pod.spec", Allow, "reads the cluster"},
+		{"kubectl auth can-i create pods", Allow, "reads the cluster"},
+		{"kubectl config get-contexts", Allow, "only reads"},
+		{"kubectl config view", Allow, "only reads"},
+		{"kubectl version --client", Allow, "only reads"},
+		{"helm list -A", Allow, "reads the releases"},
+		{"helm status api", Allow, "reads the releases"},
+		{"helm history api", Allow, "reads the releases"},
+		{"helm template ./chart", Allow, "only reads"},
+		{"helm lint .", Allow, "only reads"},
+		{"helm version", Allow, "only reads"},
+		{"terraform plan", Allow, "project's own code"},
+		{"dotnet --info", Allow, "only reads"},
+		{"rustc --version", Allow, "only reads"},
+		{"npm pkg get scripts", Allow, "only reads"},
+		{"echo ---", Allow, "only reads"},
+		{"javap -c Foo.class", Allow, "only reads"},
+		{"jar tf app.jar", Allow, "only reads"},
+		{"perldoc -f open", Allow, "only reads"},
+		{"ri Array#map", Allow, "only reads"},
+		{"coverage report -m", Allow, "only reads"},
+		{"pkg-config --cflags --libs openssl", Allow, "only reads"},
+		{"eza -la --git", Allow, "only reads"},
+		{"mypy -q src", Allow, "only reads"},
+
+		{"kubectl get pods -s https://evil.example", Ask, "network"},
+		{"kubectl get pods --server=https://evil.example", Ask, "network"},
+		{"kubectl --kubeconfig ./kc get pods", Ask, ""},
+		{"kubectl config view --raw", Ask, "secret"},
+		{"kubectl get secret db -o yaml", Ask, "secret"},
+		{"kubectl auth reconcile -f rbac.yaml", Ask, ""},
+		{"kubectl delete pod api-7d9", Ask, ""},
+		{"kubectl exec api-7d9 -- env", Ask, ""},
+		{"kubectl config use-context prod", Ask, ""},
+		{"helm get values api", Ask, "secret"},
+		{"helm template bitnami/nginx", Ask, "network"},
+		{"helm install api ./chart", Ask, ""},
+		{"helm list --kube-apiserver https://evil.example", Ask, "network"},
+		{"terraform refresh", Ask, ""},
+		{"terraform apply -auto-approve", Ask, ""},
+		{"terraform output -json", Ask, "secret"},
+		{"npm pkg set scripts.lint=eslint", Allow, "edits the project"}, // (as a Write of package.json is)
+		{"jar xf app.jar", Ask, ""},
+		{"jar -J-javaagent:a.jar tf app.jar", Ask, ""},
+		{"javap -J-javaagent:a.jar Foo", Ask, ""},
+		{"perldoc -M Evil::Formatter strict", Ask, ""},
+		{"coverage erase", Ask, ""},
+		{"kubectl get pods -l app=$(cat ~/.ssh/id_rsa)", Ask, "secret"},
+	} {
+		d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": c.cmd}, Cwd: "/home/u/proj", Workspace: "/home/u/proj", Interactive: true})
+		if d.Verdict != c.want || !strings.Contains(d.Reason, c.reason) {
+			t.Errorf("%s: %s (%s), want %s with %q", c.cmd, d.Verdict, d.Reason, c.want, c.reason)
+		}
+	}
+}
