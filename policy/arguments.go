@@ -3,6 +3,7 @@ package policy
 import (
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -29,6 +30,9 @@ type cmdRun struct {
 	restText  bool   // the words left are another program's arguments
 	elsewhere bool   // a handler has said the folder it works in is not the project
 	withdrawn uint32 // effect kinds (as bits) options took back from the entry's own
+	// remoteKey names the programs a command runs on another host (ssh
+	// HOST CMD): a part of its prefix.
+	remoteKey string
 }
 
 // optUse is one option given.
@@ -222,6 +226,9 @@ func (c *cmdRun) read() {
 	for n := 0; n < c.spec.key && n < len(c.ops); n++ {
 		c.prefix = append(c.prefix, c.ops[n].word)
 	}
+	if c.remoteKey != "" {
+		c.prefix = append(c.prefix, c.remoteKey) // what runs there (ssh HOST uname)
+	}
 	if c.spec.handler != nil {
 		c.spec.handler(c)
 	}
@@ -396,6 +403,51 @@ func (c *cmdRun) restRole(r role, from int) {
 			}
 		}
 		c.add(Effect{Kind: EffNetwork, Host: host, What: "runs `" + strings.Join(words, " ") + "` there"})
+		c.remoteCommand(words, lits, host)
+	}
+}
+
+// remoteCommand judges the command ssh runs on host as a command on a
+// machine agate does not know: one whose every part only reads (by the
+// catalog) stays a read; anything else, or what cannot be read, changes
+// host. The programs it runs join the command's prefix, so that what a
+// person's answer remembers names them, not only the host.
+func (c *cmdRun) remoteCommand(words []string, lits []bool, host string) {
+	if len(words) == 0 {
+		return
+	}
+	where := host
+	if where == "" {
+		where = "the host"
+	}
+	script := strings.Join(words, " ")
+	for _, l := range lits {
+		if !l {
+			c.effects = append([]Effect{{Kind: EffSystem, Host: host, What: "what it runs on " + where + " is not known until it runs"}}, c.effects...)
+			c.remoteKey = "?"
+			return
+		}
+	}
+	a := analyseShellWith(shellEnv{programs: c.sh.programs, cwd: "/", home: "/nonexistent"}, script)
+	var names []string
+	readOnly := a.err == nil && a.guard == ""
+	for _, sc := range a.cmds {
+		if !slices.Contains(names, sc.name) {
+			names = append(names, sc.name)
+		}
+		for _, e := range sc.effects {
+			if e.Kind != EffNone && e.Kind != EffRead {
+				readOnly = false
+			}
+		}
+	}
+	if len(names) == 0 {
+		readOnly = false
+	}
+	c.remoteKey = strings.Join(names, ",")
+	if !readOnly {
+		// First, so that the reason a person reads is what runs there.
+		c.effects = append([]Effect{{Kind: EffSystem, Host: host, What: "`" + script + "` may change " + where}}, c.effects...)
 	}
 }
 

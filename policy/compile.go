@@ -9,6 +9,16 @@ import (
 	"github.com/agatehq/agate/policy/stores"
 )
 
+// holdsHome reports whether the absolute folder pattern s is home or
+// holds it (/root/ for root, /home/ for anyone).
+func holdsHome(s, home string) bool {
+	if home == "" || !strings.HasPrefix(s, "/") || strings.ContainsAny(s, "*?[") {
+		return false
+	}
+	d := path.Clean(s)
+	return home == d || d == "/" || strings.HasPrefix(home, d+"/")
+}
+
 // Options are the facts about the machine a policy is compiled for. They
 // are inputs like the config: Compile does no I/O of its own.
 type Options struct {
@@ -192,6 +202,9 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 	}
 	for _, st := range SecretStores() {
 		for _, s := range st.Paths {
+			if holdsHome(s, o.Home) {
+				continue // another user's home (/root/) is not a store when it is this person's
+			}
 			ref := RuleRef{Text: s, Source: "built-in (" + st.Tool + ")"}
 			p.secretReads.add(s, ref, o)
 		}

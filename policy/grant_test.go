@@ -1,6 +1,9 @@
 package policy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNarrowGrantsRoundTrip(t *testing.T) {
 	for _, s := range []string{
@@ -48,6 +51,13 @@ func TestNarrowGrantCovers(t *testing.T) {
 		{"bash(ssh mini10v) network=mini10v", "ssh mini10v 'uptime'", Allow},
 		{"bash(ssh mini10v) network=mini10v", "scp secrets.txt mini10v:/tmp/", Ask},
 		{"bash(ssh mini10v) network=mini10v", "ssh other ls", Ask},
+		// What runs there is judged: a read stays a read, anything else
+		// changes the host, which a grant to reach it does not cover.
+		{"bash(ssh mini10v) network=mini10v", "ssh mini10v 'rm -rf /opt/app'", Ask},
+		{"bash(ssh mini10v) network=mini10v", "ssh mini10v 'uname -a; sudo reboot'", Ask},
+		{"bash(ssh mini10v) network=mini10v", "ssh mini10v \"$CMD\"", Ask},
+		{"bash(ssh mini10v uname) network=mini10v", "ssh mini10v uname -r", Allow},
+		{"bash(ssh mini10v uname) network=mini10v", "ssh mini10v df -h", Ask},
 		{"bash(rm) delete=/home/u/proj/build", "rm -rf build", Allow},
 		{"bash(rm) delete=/home/u/proj/build", "rm -rf ~/Desktop/notes", Ask},
 		{"bash(rm) delete=/home/u/proj/build", "rm -rf build && curl https://x.example", Ask},
@@ -92,5 +102,26 @@ func TestWiderGrants(t *testing.T) {
 	d, _ := ParseGrant("bash(rm) delete=/home/u/proj/build")
 	if s := d.Describe("/home/u/proj"); s != "`rm` with any further words, when it deletes under build/ in this project" {
 		t.Errorf("describe: %q", s)
+	}
+}
+
+// TestRemoteCommandRemembered: what a person's answer to an ssh call
+// remembers names the program run on the host, and a command that would
+// change the host is not a read of it.
+func TestRemoteCommandRemembered(t *testing.T) {
+	p := mustPolicy(t, "")
+	for _, c := range []struct{ cmd, want string }{
+		{"ssh mini10v 'uname -a'", "bash(ssh mini10v uname) network=mini10v"},
+		{"ssh -p 2222 me@build.example df -h", "bash(ssh me@build.example df) network=build.example"},
+		{"ssh mini10v 'rm -rf /opt/app'", "bash(ssh mini10v rm) system network=mini10v"},
+	} {
+		d := p.Decide(req(t, "Bash", `{"command":`+quoteJSON(c.cmd)+`}`))
+		if d.Verdict != Ask || len(d.Proposals) != 1 || d.Proposals[0].String() != c.want {
+			t.Errorf("%s: %s (%s), proposals %v; want %q", c.cmd, d.Verdict, d.Reason, d.Proposals, c.want)
+		}
+	}
+	if d := p.Decide(req(t, "Bash", `{"command":"ssh mini10v 'rm -rf /opt/app'"}`)); !strings.Contains(d.Reason, "may change mini10v") &&
+		!strings.Contains(d.Reason, "changes the system") {
+		t.Errorf("a destructive remote command: %s", d.Reason)
 	}
 }

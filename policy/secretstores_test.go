@@ -166,3 +166,28 @@ func TestSecretStoresTable(t *testing.T) {
 		t.Fatal("stores/secrets_table.go is not secrets.toml: run go test ./policy -run TestSecretStoresTable -update")
 	}
 }
+
+// TestRootsHomeIsNotASecret: /root/ is a store for everyone but root; for
+// root it is home, and a read there is judged as any read of home is.
+func TestRootsHomeIsNotASecret(t *testing.T) {
+	req := func(cmd string) *Request {
+		return &Request{Tool: "Bash", Args: map[string]any{"command": cmd}, Cwd: "/root/proj", Workspace: "/root/proj", Interactive: true}
+	}
+	root, err := Compile(DefaultConfig(), Options{Home: "/root"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := root.Decide(req("cat /root/notes/todo.txt")); d.Verdict != Allow {
+		t.Errorf("root reading its own home: %s (%s)", d.Verdict, d.Reason)
+	}
+	if d := root.Decide(req("cat /root/.aws/credentials")); d.Verdict == Allow {
+		t.Errorf("root reading its own AWS keys: %s (%s)", d.Verdict, d.Reason)
+	}
+	user, err := Compile(DefaultConfig(), Options{Home: "/home/u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := user.Decide(req("cat /root/notes/todo.txt")); d.Verdict == Allow {
+		t.Errorf("a user reading root's home: %s (%s)", d.Verdict, d.Reason)
+	}
+}
