@@ -48,6 +48,75 @@ func effectInfos(es []policy.Effect, workspace string) []api.EffectInfo {
 	return out
 }
 
+// shownRelative writes the paths in what the approval says in words (why
+// it asks, what each command or effect does) as a person reads them:
+// relative to the project, whose folder the approval shows once (Cwd),
+// and "~/" for the home folder. The command itself, the paths as data
+// and the grants stay as they are.
+func shownRelative(a *api.Approval, project, home string) {
+	rel := func(s string) string { return relativePaths(s, project, home) }
+	a.Why = rel(a.Why)
+	for i := range a.Commands {
+		a.Commands[i].Why = rel(a.Commands[i].Why)
+		for j := range a.Commands[i].Effects {
+			a.Commands[i].Effects[j].Text = rel(a.Commands[i].Effects[j].Text)
+		}
+	}
+	for i := range a.Effects {
+		a.Effects[i].Text = rel(a.Effects[i].Text)
+	}
+}
+
+// relativePaths rewrites, in text, each path in project as relative to it
+// ("build/out.js"; the folder itself as "the project") and each other
+// path in home as "~/...". A path is taken only where it starts a word
+// and its folder ends at a "/" or the word's end: /home/u/proj2 is not in
+// /home/u/proj.
+func relativePaths(text, project, home string) string {
+	for _, r := range []struct{ dir, as string }{{project, ""}, {home, "~"}} {
+		if r.dir == "" || r.dir == "/" || !strings.HasPrefix(r.dir, "/") {
+			continue
+		}
+		var b strings.Builder
+		rest := text
+		for {
+			i := strings.Index(rest, r.dir)
+			if i < 0 {
+				b.WriteString(rest)
+				break
+			}
+			end := i + len(r.dir)
+			startOK := i == 0 || strings.ContainsRune(" \t\n(\"'`=:,[", rune(rest[i-1]))
+			var next byte
+			if end < len(rest) {
+				next = rest[end]
+			}
+			endOK := end == len(rest) || next == '/' || strings.ContainsRune(" \t\n)\"'`,;.:]", rune(next))
+			if !startOK || !endOK {
+				b.WriteString(rest[:end])
+				rest = rest[end:]
+				continue
+			}
+			b.WriteString(rest[:i])
+			switch {
+			case next == '/' && r.as == "":
+				rest = rest[end+1:] // build/x, relative
+			case next == '/':
+				b.WriteString(r.as)
+				rest = rest[end:] // ~/x
+			case r.as == "":
+				b.WriteString("the project")
+				rest = rest[end:]
+			default:
+				b.WriteString(r.as)
+				rest = rest[end:]
+			}
+		}
+		text = b.String()
+	}
+	return text
+}
+
 // commandInfos describes a shell call's simple commands.
 func commandInfos(cs []policy.Command, workspace string) []api.CommandInfo {
 	out := make([]api.CommandInfo, len(cs))

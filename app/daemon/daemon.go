@@ -428,6 +428,8 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 	} else {
 		a.Effects = effectInfos(dec.Effects, ws)
 	}
+	home, _ := api.HomeDir()
+	shownRelative(&a, ws, home)
 	if dec.Rule != nil {
 		a.Rule, a.Source = dec.Rule.Text, dec.Rule.Source
 	}

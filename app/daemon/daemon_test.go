@@ -263,20 +263,24 @@ func TestScopes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fmt.Sprint(g.For("claude-code")); got != "[bash(curl) network=x.org bash(ssh mini10v) network=mini10v]" {
+		// (What runs on the host is a part of what is remembered.)
+		if got := fmt.Sprint(g.For("claude-code")); got != "[bash(curl) network=x.org bash(ssh mini10v ls) network=mini10v]" {
 			t.Fatalf("saved grants %s", got)
 		}
 		if after, _ := os.ReadFile(p.Config); string(after) != string(before) {
 			t.Fatal("config.toml was rewritten")
 		}
 		d.SetPrompter(&apptest.Prompter{Answer: api.Answer{Decision: policy.Deny}}, "tray")
-		other := apptest.Call("Bash", "curl https://x.org/z && ssh mini10v uptime")
+		other := apptest.Call("Bash", "curl https://x.org/z && ssh mini10v ls -la /srv")
 		other.Session = "another"
 		if resp, _ := c.Decide(ctx, other); resp.Decision != policy.Allow || resp.Layer != policy.LayerGrant {
 			t.Fatalf("saved grants not applied in another session: %+v", resp)
 		}
 		if resp, _ := c.Decide(ctx, apptest.Call("Bash", "scp secrets.txt mini10v:/tmp/")); resp.Decision != policy.Deny {
 			t.Fatalf("ssh's grant covered scp: %+v", resp)
+		}
+		if resp, _ := c.Decide(ctx, apptest.Call("Bash", "ssh mini10v uptime")); resp.Decision != policy.Deny {
+			t.Fatalf("a grant to run ls there covered uptime: %+v", resp)
 		}
 		if err := c.RevokeGrants(ctx, "claude-code", "bash"); err != nil {
 			t.Fatal(err)
