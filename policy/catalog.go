@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -112,12 +113,13 @@ type toolSpec struct {
 	language   string
 	workdir    []string
 	overwrites bool
+	lists      bool // FileList: a "pattern" argument is a path glob (Glob), not text
 }
 
 func (s ToolSpec) compile(name string) (*toolSpec, error) {
 	t := &toolSpec{name: name, canonical: s.Canonical, category: s.Category, approval: s.ApprovalRequired,
 		readOnly: s.ReadOnly, command: s.Command, paths: s.Paths, urls: s.URLs, patch: s.Patch, language: s.Language,
-		workdir: s.Workdir, overwrites: s.Overwrites}
+		workdir: s.Workdir, overwrites: s.Overwrites, lists: slices.Contains(s.Permissions, "FileList")}
 	if name == "" {
 		return nil, errors.New("empty tool name")
 	}

@@ -358,6 +358,65 @@ func (p *Policy) protectedLayer(c *call) (Decision, bool) {
 	return Decision{}, false
 }
 
+// textArgs are the arguments of file tools that hold text, not paths:
+// a grep pattern or an edit's strings may look like a path.
+var textArgs = map[string]bool{"pattern": true, "content": true, "old_string": true, "new_string": true, "prompt": true,
+	"description": true, "query": true, "text": true, "body": true, "message": true, "command": true, "new_source": true,
+	"edits": true, "todos": true, "plan": true, "type": true, "output_mode": true}
+
+// strayPaths takes, for a file tool agate knows, a path given under an
+// argument its catalog entry does not name as one (Read's "path" beside
+// "file_path", an absolute Grep "glob") as a path the call reads, or
+// writes for a tool that writes: an agent cannot move a read out of the
+// project by naming the argument otherwise. A glob counts from its
+// literal folder.
+func (p *Policy) strayPaths(c *call, r *Request) {
+	if !c.t.known || r.MCP != nil || c.t.category != "fs" && c.t.category != "code" {
+		return
+	}
+	named := map[string]bool{c.t.command: true, c.t.patch: true}
+	for _, n := range c.t.paths {
+		named[n] = true
+	}
+	for _, n := range c.t.urls {
+		named[n] = true
+	}
+	for _, n := range c.t.workdir {
+		named[n] = true
+	}
+	for _, name := range sortedKeys(argsOf(r.Args)) {
+		if named[name] || textArgs[name] && !(name == "pattern" && c.t.lists) {
+			continue
+		}
+		v, ok := r.Args[name].(string)
+		if !ok || !(strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || v == "~" || strings.HasPrefix(v, "../") || strings.Contains(v, "/../")) {
+			continue
+		}
+		if i := strings.IndexAny(v, "*?[{"); i >= 0 {
+			v = path.Dir(v[:i+1])
+		}
+		q := p.abs(v, r)
+		c.paths = append(c.paths, q)
+		c.subjects = append(c.subjects, q)
+		if c.t.writes {
+			c.writes = append(c.writes, q)
+			c.effects = append(c.effects, Effect{Kind: EffWrite, Path: q, What: "the path in its " + name + " argument"})
+		} else {
+			c.reads = append(c.reads, q)
+			c.effects = append(c.effects, Effect{Kind: EffRead, Path: q, What: "the path in its " + name + " argument"})
+		}
+	}
+}
+
+// argsOf returns the arguments as a set of names.
+func argsOf(args map[string]any) map[string]bool {
+	out := make(map[string]bool, len(args))
+	for k := range args {
+		out[k] = true
+	}
+	return out
+}
+
 // localFetch reports whether the call is a web tool's fetch whose every
 // URL is a page of a server on this machine's loopback (loopbackURL, no
 // port of localPortsAsk), and names the hosts: a web fetch tool only
@@ -696,6 +755,7 @@ func (p *Policy) analyse(r *Request) *call {
 			}
 		}
 	}
+	p.strayPaths(c, r)
 	if c.t.patch != "" {
 		s, ok := r.Args[c.t.patch].(string)
 		if !ok {

@@ -75,3 +75,42 @@ func TestEverydayReads(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgmentMends: the red team's classes that the judgment alone
+// must hold where no sandbox can (Cursor, agents whose calls cannot be
+// rewritten): a file tool's path under an argument its entry does not
+// name, a Glob or Grep reaching outside the project by an absolute glob,
+// a mode that lets every user write, a custom slash command.
+func TestJudgmentMends(t *testing.T) {
+	p := mustPolicy(t, "")
+	call := func(tool, args string) *Request {
+		r := req(t, tool, args)
+		r.Cwd, r.Workspace, r.Interactive = "/home/u/proj", "/home/u/proj", true
+		return r
+	}
+	for _, c := range []struct {
+		req  *Request
+		want Verdict
+	}{
+		{call("Read", `{"path":"/home/u/.ssh/id_rsa"}`), Ask},
+		{call("Read", `{"file_path":"a.go","path":"/home/u/.ssh/id_rsa"}`), Ask},
+		{call("Grep", `{"pattern":"x","glob":"/home/u/.ssh/*"}`), Ask},
+		{call("Glob", `{"pattern":"/home/u/.aws/*"}`), Ask},
+		{call("Write", `{"file_path":"a.txt","target":"/home/u/.bashrc","content":"x"}`), Ask},
+		{call("Bash", `{"command":"chmod -R 777 ."}`), Ask},
+		{call("Bash", `{"command":"chmod o+w src"}`), Ask},
+		{call("Bash", `{"command":"chmod u+s tool"}`), Ask},
+		{call("SlashCommand", `{"command":"/deploy prod"}`), Ask},
+
+		{call("Read", `{"file_path":"/home/u/proj/a.go"}`), Allow},
+		{call("Grep", `{"pattern":"/usr/bin","glob":"*.go"}`), Allow},
+		{call("Glob", `{"pattern":"src/**/*.ts"}`), Allow},
+		{call("Edit", `{"file_path":"/home/u/proj/a.go","old_string":"/etc/x","new_string":"/etc/y"}`), Allow},
+		{call("Bash", `{"command":"chmod +x run.sh"}`), Allow},
+		{call("Bash", `{"command":"chmod 644 README.md"}`), Allow},
+	} {
+		if d := p.Decide(c.req); d.Verdict != c.want {
+			t.Errorf("%s %v: %s (%s), want %s", c.req.Tool, c.req.Args, d.Verdict, d.Reason, c.want)
+		}
+	}
+}

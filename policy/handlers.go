@@ -22,7 +22,7 @@ func init() {
 		// policy/programs/archive.toml
 		"cpio": cpioHandler, "arcmd": arcCommandHandler, "pax": paxHandler,
 		// policy/programs/build.toml
-		"npm": npmHandler, "npminit": npmInitHandler, "npmpkg": npmPkgHandler, "jar": jarHandler, "yarn": yarnHandler, "piplist": pipListHandler,
+		"npm": npmHandler, "npminit": npmInitHandler, "npmpkg": npmPkgHandler, "jar": jarHandler, "chmod": chmodHandler, "yarn": yarnHandler, "piplist": pipListHandler,
 		"pipconfig": pipConfigHandler, "poetry": subWordsHandler(poetryWords),
 		"bundle": subWordsHandler(bundleWords), "gem": subWordsHandler(gemWords),
 		"composer": subWordsHandler(composerWords), "go": goHandler, "cmake": cmakeHandler,

@@ -439,3 +439,58 @@ func jarHandler(c *cmdRun) {
 		c.unknown("jar's mode")
 	}
 }
+
+// chmodHandler: a mode that lets every user write the files (o+w, 777,
+// 666) changes who may change the project, and one that sets the setuid
+// or setgid bit makes a program run with its owner's rights: neither is
+// an ordinary edit.
+func chmodHandler(c *cmdRun) {
+	if len(c.ops) == 0 {
+		return
+	}
+	mode := c.ops[0]
+	if !mode.lit {
+		c.unknown("chmod's mode is not known until it runs")
+		return
+	}
+	world, setid := chmodBits(mode.word)
+	if world {
+		c.add(Effect{Kind: EffSystem, What: "chmod " + mode.word + " lets every user of the machine write the files"})
+	}
+	if setid {
+		c.add(Effect{Kind: EffElevated, What: "chmod " + mode.word + " makes a program run with its owner's rights"})
+	}
+}
+
+// chmodBits reads a chmod mode: whether it lets others write, whether it
+// sets the setuid or setgid bit.
+func chmodBits(m string) (world, setid bool) {
+	if m != "" && strings.Trim(m, "01234567") == "" {
+		if len(m) > 4 {
+			return false, false
+		}
+		last := m[len(m)-1] - '0'
+		world = last&2 != 0
+		if len(m) == 4 {
+			setid = (m[0]-'0')&6 != 0
+		}
+		return world, setid
+	}
+	for _, clause := range strings.Split(m, ",") {
+		i := strings.IndexAny(clause, "+-=")
+		if i < 0 {
+			continue
+		}
+		who, op, perms := clause[:i], clause[i], clause[i+1:]
+		if op == '-' {
+			continue
+		}
+		if strings.ContainsAny(who, "oa") && strings.ContainsRune(perms, 'w') {
+			world = true
+		}
+		if strings.ContainsRune(perms, 's') {
+			setid = true
+		}
+	}
+	return world, setid
+}
