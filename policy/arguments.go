@@ -408,10 +408,10 @@ func (c *cmdRun) restRole(r role, from int) {
 }
 
 // remoteCommand judges the command ssh runs on host as a command on a
-// machine agate does not know: one whose every part only reads (by the
-// catalog) stays a read; anything else, or what cannot be read, changes
-// host. The programs it runs join the command's prefix, so that what a
-// person's answer remembers names them, not only the host.
+// machine agate does not know (judgeRemote): one whose every part only
+// reads stays a read; anything else, or what cannot be read, changes
+// host. The programs it runs join the command's prefix (remoteKey), so
+// that what a person's answer remembers names them, not only the host.
 func (c *cmdRun) remoteCommand(words []string, lits []bool, host string) {
 	if len(words) == 0 {
 		return
@@ -420,17 +420,28 @@ func (c *cmdRun) remoteCommand(words []string, lits []bool, host string) {
 	if where == "" {
 		where = "the host"
 	}
+	key, readOnly, why := c.judgeRemote(words, lits)
+	c.remoteKey = key
+	if !readOnly {
+		// First, so that the reason a person reads is what runs there.
+		c.effects = append([]Effect{{Kind: EffSystem, Host: host, What: why + " may change " + where}}, c.effects...)
+	}
+}
+
+// judgeRemote reads words as a shell command run on a machine agate does
+// not know (another host, a container): the programs it runs, joined
+// ("uname", "ls,grep"; "?" when it is not known until it runs), whether
+// every part of it only reads by the catalog, and how to name it.
+func (c *cmdRun) judgeRemote(words []string, lits []bool) (key string, readOnly bool, named string) {
 	script := strings.Join(words, " ")
 	for _, l := range lits {
 		if !l {
-			c.effects = append([]Effect{{Kind: EffSystem, Host: host, What: "what it runs on " + where + " is not known until it runs"}}, c.effects...)
-			c.remoteKey = "?"
-			return
+			return "?", false, "what it runs there, not known until it runs,"
 		}
 	}
 	a := analyseShellWith(shellEnv{programs: c.sh.programs, cwd: "/", home: "/nonexistent"}, script)
 	var names []string
-	readOnly := a.err == nil && a.guard == ""
+	readOnly = a.err == nil && a.guard == ""
 	for _, sc := range a.cmds {
 		if !slices.Contains(names, sc.name) {
 			names = append(names, sc.name)
@@ -442,13 +453,9 @@ func (c *cmdRun) remoteCommand(words []string, lits []bool, host string) {
 		}
 	}
 	if len(names) == 0 {
-		readOnly = false
+		return "?", false, "`" + script + "`"
 	}
-	c.remoteKey = strings.Join(names, ",")
-	if !readOnly {
-		// First, so that the reason a person reads is what runs there.
-		c.effects = append([]Effect{{Kind: EffSystem, Host: host, What: "`" + script + "` may change " + where}}, c.effects...)
-	}
+	return strings.Join(names, ","), readOnly, "`" + script + "`"
 }
 
 // value records what one operand or option value of role r does.

@@ -125,3 +125,40 @@ func TestRemoteCommandRemembered(t *testing.T) {
 		t.Errorf("a destructive remote command: %s", d.Reason)
 	}
 }
+
+// TestContainerCommandRemembered: the command docker exec or kubectl
+// exec runs in a container is judged and named as ssh's is: an answer
+// for `ls` there covers `ls` again, not `rm` or `cat`.
+func TestContainerCommandRemembered(t *testing.T) {
+	p := mustPolicy(t, "")
+	for _, c := range []struct {
+		cmd    string
+		again  []string // covered by the answer
+		asking []string // not covered
+	}{
+		{"kubectl exec api -- ls /app", []string{"kubectl exec api -- ls -R /srv"},
+			[]string{"kubectl exec api -- rm -rf /data", "kubectl exec api -- cat /var/run/secrets/token", "kubectl exec api -- sh -c 'ls; rm -rf /data'"}},
+		{"docker exec -it api ls -la", []string{"docker exec -it api ls /srv"},
+			[]string{"docker exec -it api rm -rf /data", "docker exec -it api cat /etc/shadow"}},
+	} {
+		d := p.Decide(req(t, "Bash", `{"command":`+quoteJSON(c.cmd)+`}`))
+		if d.Verdict != Ask || len(d.Proposals) != 1 || !strings.Contains(d.Proposals[0].String(), " ls)") {
+			t.Errorf("%s: %s (%s), proposals %v", c.cmd, d.Verdict, d.Reason, d.Proposals)
+			continue
+		}
+		g := d.Proposals[0]
+		check := func(cmd string, want Verdict) {
+			r := req(t, "Bash", `{"command":`+quoteJSON(cmd)+`}`)
+			r.Grants = []Grant{g}
+			if got := p.Decide(r); got.Verdict != want {
+				t.Errorf("%s under %s: %s (%s), want %s", cmd, g, got.Verdict, got.Reason, want)
+			}
+		}
+		for _, cmd := range c.again {
+			check(cmd, Allow)
+		}
+		for _, cmd := range c.asking {
+			check(cmd, Ask)
+		}
+	}
+}

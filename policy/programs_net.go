@@ -141,7 +141,9 @@ func kubectlHandler(c *cmdRun) {
 		c.add(Effect{Kind: EffSystem, What: c.prog + " auth changes the cluster's roles"})
 	case kubectlReads[verb]:
 		c.serviceRead(c.prog+" "+verb+" reads the cluster it is set up for", "-s", "--server")
-	case verb == "exec" || verb == "run" || verb == "attach" || verb == "debug" || verb == "cp" || verb == "port-forward" || verb == "proxy":
+	case verb == "exec":
+		c.containerCommand("kubectl exec", 1)
+	case verb == "run" || verb == "attach" || verb == "debug" || verb == "cp" || verb == "port-forward" || verb == "proxy":
 		c.add(Effect{Kind: EffExec, What: c.prog + " " + verb + " runs or reaches code in the cluster"})
 		c.add(Effect{Kind: EffSystem, What: c.prog + " " + verb})
 	case verb == "config":
@@ -160,6 +162,34 @@ func kubectlHandler(c *cmdRun) {
 		}
 	default:
 		c.add(Effect{Kind: EffSystem, What: c.prog + " " + verb + " changes the cluster"})
+	}
+}
+
+// containerCommand judges the command `docker exec` or `kubectl exec`
+// runs in a container (the words after "--", or after the container's
+// name, the skip'th operand after the verb) as one on a machine agate does
+// not know (judgeRemote): it runs code there, and changes the container
+// unless every part only reads; the programs it runs join the prefix, so
+// that a person's answer for `ls` there does not cover `rm`.
+func (c *cmdRun) containerCommand(what string, skip int) {
+	var words []string
+	var lits []bool
+	if i := slices.Index(c.words, "--"); i >= 0 {
+		words, lits = c.words[i+1:], c.lits[i+1:]
+	} else if n := 1 + skip; len(c.ops) > n {
+		at := c.ops[n].at
+		words, lits = c.words[at:], c.lits[at:]
+	}
+	if len(words) == 0 {
+		c.add(Effect{Kind: EffExec, What: what + " runs code in a container"})
+		c.add(Effect{Kind: EffSystem, What: what})
+		return
+	}
+	key, readOnly, named := c.judgeRemote(words, lits)
+	c.prefix = append(c.prefix, key)
+	c.add(Effect{Kind: EffExec, What: what + " runs " + named + " in a container"})
+	if !readOnly {
+		c.add(Effect{Kind: EffSystem, What: named + " may change the container"})
 	}
 }
 

@@ -217,6 +217,9 @@ func dockerHandler(c *cmdRun) {
 		c.add(Effect{Kind: EffSystem, What: c.prog + " " + strings.Join(verbs, " ")})
 	case dockerStops[verb]:
 		c.add(Effect{Kind: EffSystem, What: c.prog + " " + strings.Join(verbs, " ") + " changes running containers"})
+	case verb == "exec" && verbs[0] == "exec":
+		c.add(Effect{Kind: EffElevated, What: c.prog + " runs containers through a daemon with root's privileges"})
+		c.containerCommand(c.prog+" exec", dockerExecSkip(c))
 	case verb == "pull" || verb == "login" || verb == "logout":
 		c.add(Effect{Kind: EffNetwork, What: c.prog + " " + verb})
 	case verb == "push":
@@ -231,6 +234,30 @@ func dockerHandler(c *cmdRun) {
 		c.add(Effect{Kind: EffNetwork, What: c.prog + " " + strings.Join(verbs, " ")})
 		c.add(Effect{Kind: EffSystem, What: c.prog + " " + strings.Join(verbs, " ")})
 	}
+}
+
+// dockerExecSkip is where the container's name is among docker exec's
+// operands: the first after the verb, but for the values of exec's own
+// options that take one (-u root, -w /app, -e K=V), which docker's
+// entry reads as operands.
+func dockerExecSkip(c *cmdRun) int {
+	takes := map[string]bool{"-u": true, "--user": true, "-w": true, "--workdir": true, "-e": true, "--env": true,
+		"--env-file": true, "--detach-keys": true}
+	skip := 1
+	for i, w := range c.words {
+		if w == "exec" {
+			for _, x := range c.words[i+1:] {
+				if !strings.HasPrefix(x, "-") {
+					break
+				}
+				if takes[x] {
+					skip++
+				}
+			}
+			break
+		}
+	}
+	return skip
 }
 
 // sqlWrites are SQL words that change a database.
