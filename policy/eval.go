@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/agatehq/agate/policy/shellquote"
@@ -59,6 +60,9 @@ type call struct {
 	// hinted says what an MCP server's own annotations add ("" when
 	// nothing): such a call is allowed unasked only by a rule or a grant.
 	hinted string
+	// buildOutputs are the build outputs the call deletes or overwrites
+	// (FileBuildOutput): the reason of an allow names them.
+	buildOutputs []string
 }
 
 // Decide returns the decision for one call. It never fails: a call it
@@ -80,6 +84,9 @@ func (p *Policy) Decide(r *Request) Decision {
 				Reason: "it ran in agate's sandbox a moment ago and failed there: it may need the network, a secret or a write outside the project (" +
 					d.Confine.Why + ")", Effects: d.Effects, Commands: d.Commands, Tool: d.Tool, Category: d.Category, Risks: d.Risks, Tainted: d.Tainted}
 		}
+	}
+	if d.Verdict == Allow && len(c.buildOutputs) > 0 {
+		d.Reason += "; what it deletes or overwrites (" + strings.Join(c.buildOutputs, ", ") + ") is build output that git ignores and a build makes again"
 	}
 	if d.Verdict == Ask && c.shell != nil {
 		d.Approved = p.approvedConfinement(c)
@@ -469,6 +476,11 @@ func (c *call) destructive(e Effect, replaces bool) (bool, string) {
 	}
 	switch state {
 	case FileAbsent, FileRecoverable:
+		return false, ""
+	case FileBuildOutput:
+		if !slices.Contains(c.buildOutputs, e.Path) {
+			c.buildOutputs = append(c.buildOutputs, e.Path)
+		}
 		return false, ""
 	case FileUnrecoverable:
 		verb := "overwrites"

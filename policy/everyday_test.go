@@ -114,3 +114,28 @@ func TestJudgmentMends(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildOutputDeletes: deleting a build's output that git ignores
+// (the machine's facts say FileBuildOutput) flows, and the reason says
+// why; the person's own untracked files still ask.
+func TestBuildOutputDeletes(t *testing.T) {
+	p := mustPolicy(t, "")
+	files := filesFrom(map[string]string{"/home/u/proj/node_modules": "build-output", "/home/u/proj/dist": "build-output",
+		"/home/u/proj/notes": "unrecoverable"})
+	for cmd, want := range map[string]Verdict{
+		"rm -rf node_modules":           Allow,
+		"rm -rf node_modules dist":      Allow,
+		"rm -rf node_modules && npm ci": Ask, // (npm ci downloads and runs install scripts)
+		"rm -rf notes":                  Ask,
+		"rm -rf node_modules notes":     Ask,
+	} {
+		r := &Request{Tool: "Bash", Args: map[string]any{"command": cmd}, Cwd: "/home/u/proj", Workspace: "/home/u/proj", Interactive: true, Files: files}
+		d := p.Decide(r)
+		if d.Verdict != want {
+			t.Errorf("%s: %s (%s), want %s", cmd, d.Verdict, d.Reason, want)
+		}
+		if d.Verdict == Allow && !strings.Contains(d.Reason, "build output that git ignores") {
+			t.Errorf("%s: allowed without saying why: %s", cmd, d.Reason)
+		}
+	}
+}

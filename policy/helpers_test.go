@@ -66,6 +66,8 @@ func filesFrom(m map[string]string) func(string) FileState {
 			return FileUnrecoverable
 		case "unknown":
 			return FileUnknown
+		case "build-output":
+			return FileBuildOutput
 		}
 		return FileAbsent
 	}

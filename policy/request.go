@@ -113,6 +113,10 @@ const (
 	FileAbsent                         // nothing is there: writing it loses nothing
 	FileRecoverable                    // git can give it back as it is now: tracked and unchanged
 	FileUnrecoverable                  // it is there and git cannot give it back
+	// FileBuildOutput is a build's output (stores.BuildOutput) that git
+	// ignores, in the project, holding no link out of it: a build makes
+	// it again, so deleting or overwriting it loses nothing.
+	FileBuildOutput
 )
 
 // RepoFacts is what a git repository runs on its own.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/policy"
+	"github.com/agatehq/agate/policy/stores"
 )
 
 // The facts the daemon (and `agate replay`) give the policy about the
@@ -279,6 +280,9 @@ func (f *Facts) Files(p string) policy.FileState {
 		return policy.FileUnknown
 	}
 	if len(bytes.TrimSpace(out)) > 0 {
+		if buildOutput(root, rel, st, out) {
+			return policy.FileBuildOutput
+		}
 		return policy.FileUnrecoverable
 	}
 	if !st.IsDir() {
@@ -290,6 +294,62 @@ func (f *Facts) Files(p string) policy.FileState {
 		}
 	}
 	return policy.FileRecoverable
+}
+
+// maxBuildOutputWalk bounds the entries buildOutput looks at for a link
+// out of the project: a bigger folder is not taken as build output.
+const maxBuildOutputWalk = 200000
+
+// buildOutput reports whether rel, in the repository at root, is a
+// build's output or lies in one (a folder stores.BuildOutput names), git
+// ignores all of it (status, in out, lists it ignored and nothing else),
+// it is not itself a link, and nothing in it links out of the project
+// (rm -rf through such a link would empty what it points to).
+func buildOutput(root, rel string, st fs.FileInfo, status []byte) bool {
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return false
+	}
+	in := false
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		in = in || stores.BuildOutput(part)
+	}
+	if !in {
+		return false
+	}
+	for _, entry := range bytes.Split(bytes.TrimRight(status, "\x00"), []byte{0}) {
+		if len(entry) > 0 && !bytes.HasPrefix(entry, []byte("!! ")) {
+			return false // tracked, changed or untracked but not ignored
+		}
+	}
+	if !st.IsDir() {
+		return true
+	}
+	p := filepath.Join(root, rel)
+	n := 0
+	out := false
+	_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if n++; err != nil || n > maxBuildOutputWalk {
+			out = true
+			return fs.SkipAll
+		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		t, err := os.Readlink(q)
+		if err != nil {
+			out = true
+			return fs.SkipAll
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(q), t)
+		}
+		if t = filepath.Clean(t); t != root && !strings.HasPrefix(t, root+string(filepath.Separator)) {
+			out = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return !out
 }
 
 // isNotExist reports a path that is not there, a component that is a

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/agatehq/agate/policy"
 )
 
 // gitRepo makes a repository in a scratch home and runs each git config
@@ -114,6 +116,58 @@ func TestHoldsCredential(t *testing.T) {
 	} {
 		if got := holdsCredential(c.key, c.v); got != c.want {
 			t.Errorf("holdsCredential(%q, %q) = %v, want %v", c.key, c.v, got, c.want)
+		}
+	}
+}
+
+// TestBuildOutput: a build's output that git ignores and that links
+// nowhere out of the project loses nothing when deleted; one git does not
+// ignore, one that is a link, one holding a link out of the project, and
+// a folder of another name are the person's.
+func TestBuildOutput(t *testing.T) {
+	dir := gitRepo(t)
+	outside := t.TempDir()
+	files := map[string]string{
+		".gitignore":                   "node_modules/\ndist/\nnotes/\nlinked/\n",
+		"node_modules/a/index.js":      "x",
+		"dist/app.js":                  "x",
+		"build/out.o":                  "x", // not ignored
+		"notes/todo.txt":               "x", // ignored, not a build's
+		"main.go":                      "package main",
+		"linked/node_modules/pkg/a.js": "x",
+	}
+	for f, text := range files {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A link inside the project stays in it; one out of it does not.
+	if err := os.Symlink("../../main.go", filepath.Join(dir, "node_modules/a/main.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "linked/node_modules/out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "dist2")); err != nil {
+		t.Fatal(err)
+	}
+	f := NewFacts()
+	for rel, want := range map[string]policy.FileState{
+		"node_modules":            policy.FileBuildOutput,
+		"node_modules/a/index.js": policy.FileBuildOutput,
+		"dist":                    policy.FileBuildOutput,
+		"build":                   policy.FileUnrecoverable,
+		"notes":                   policy.FileUnrecoverable,
+		"linked/node_modules":     policy.FileUnrecoverable,
+		"linked/node_modules/pkg": policy.FileBuildOutput,
+		".gitignore":              policy.FileUnrecoverable,
+	} {
+		if got := f.Files(filepath.Join(dir, rel)); got != want {
+			t.Errorf("%s: %v, want %v", rel, got, want)
 		}
 	}
 }

@@ -39,3 +39,15 @@ func Template(base string) bool { return slices.Contains(notSecrets, base) }
 // be committed.
 var notSecrets = []string{".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults", ".env.schema",
 	".env.test.example", ".env.local.example", "example.env", "sample.env"}
+
+// BuildOutput reports whether a folder's base name is one that builds,
+// package managers and test tools make and make again (node_modules,
+// target, dist, .venv, __pycache__): deleting one that git ignores and
+// that holds no link out of the project loses nothing a build cannot
+// give back.
+func BuildOutput(base string) bool { return slices.Contains(buildOutputs, base) }
+
+// buildOutputs are the folders BuildOutput names.
+var buildOutputs = []string{"node_modules", "target", "dist", "build", ".venv", "venv", "__pycache__", ".gradle", ".next", ".nuxt",
+	".svelte-kit", ".turbo", ".parcel-cache", ".angular", "coverage", "htmlcov", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+	".tox", ".nox", ".eggs", ".cache-loader", "bower_components", ".terraform"}
