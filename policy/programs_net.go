@@ -139,7 +139,9 @@ func kubectlHandler(c *cmdRun) {
 		c.dropNetwork() // nothing of the cluster
 	case verb == "auth" && (len(c.ops) < 2 || c.ops[1].word != "can-i" && c.ops[1].word != "whoami"):
 		c.add(Effect{Kind: EffSystem, What: c.prog + " auth changes the cluster's roles"})
-	case kubectlReads[verb]:
+	case verb == "get" && c.rawSecret():
+		c.add(Effect{Kind: EffSecret, What: "kubectl get --raw reads any path of the cluster's API, its secrets among them"})
+	case kubectlReads[verb] && verb != "diff": // (diff runs $KUBECTL_EXTERNAL_DIFF)
 		c.serviceRead(c.prog+" "+verb+" reads the cluster it is set up for", "-s", "--server")
 	case verb == "exec":
 		c.containerCommand("kubectl exec", 1)
@@ -163,6 +165,24 @@ func kubectlHandler(c *cmdRun) {
 	default:
 		c.add(Effect{Kind: EffSystem, What: c.prog + " " + verb + " changes the cluster"})
 	}
+}
+
+// rawSecret reports whether kubectl get --raw names an API path that may
+// hold secrets, or one not known until it runs.
+func (c *cmdRun) rawSecret() bool {
+	for i, w := range c.words {
+		v, ok := strings.CutPrefix(w, "--raw=")
+		if w == "--raw" && i+1 < len(c.words) {
+			v, ok = c.words[i+1], c.lits[i+1]
+		} else if ok {
+			ok = c.lits[i]
+		}
+		if w == "--raw" || strings.HasPrefix(w, "--raw=") {
+			l := strings.ToLower(v)
+			return !ok || strings.Contains(l, "secret") || strings.Contains(l, "token") || !strings.HasPrefix(l, "/")
+		}
+	}
+	return false
 }
 
 // containerCommand judges the command `docker exec` or `kubectl exec`
@@ -220,17 +240,71 @@ func helmHandler(c *cmdRun) {
 		}
 	case helmLocal[verb] || (verb == "repo" || verb == "dependency" || verb == "dep") && len(c.ops) > 1 && c.ops[1].word == "list":
 		c.dropKind(EffSystem)
+		c.helmValueFiles()
 		if !helmCharts[verb] {
 			c.dropNetwork() // helm's own settings and files
 			return
 		}
-		// The chart is the last operand: a folder or a packaged chart on
-		// the disk is read here; a repository's or a URL's is downloaded.
-		last := c.ops[len(c.ops)-1]
-		if w := last.word; len(c.ops) > 1 && last.lit && !strings.Contains(w, "://") && !c.hasWord("--repo") &&
-			(w == "." || w == ".." || strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../") || strings.HasPrefix(w, "/") || strings.HasSuffix(w, ".tgz")) {
-			c.pathEffect(EffRead, w, true, Effect{})
-			c.dropNetwork()
+		// The chart is the last operand that is not an option's value: a
+		// folder or a packaged chart on the disk is read here; a
+		// repository's or a URL's is downloaded.
+		var chart *operand
+		for i := range c.ops[1:] {
+			op := &c.ops[1+i]
+			if op.at > 0 {
+				prev := c.words[op.at-1]
+				if strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") && !helmBoolFlags[prev] {
+					continue // the value of the option before it
+				}
+			}
+			chart = op
+		}
+		if chart != nil && chart.lit && !strings.Contains(chart.word, "://") && !c.hasWord("--repo") {
+			if w := chart.word; w == "." || w == ".." || strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../") ||
+				strings.HasPrefix(w, "/") || strings.HasSuffix(w, ".tgz") {
+				c.pathEffect(EffRead, w, true, Effect{})
+				c.dropNetwork()
+			}
+		}
+	}
+}
+
+// helmBoolFlags are helm's options that take no value: the word after one
+// is an operand.
+var helmBoolFlags = map[string]bool{"--debug": true, "--dry-run": true, "--include-crds": true, "--skip-tests": true,
+	"--validate": true, "--strict": true, "-q": true, "--quiet": true, "--dependency-update": true, "--devel": true,
+	"--verify": true, "--skip-crds": true, "--no-hooks": true, "--is-upgrade": true, "--generate-name": true, "-g": true,
+	"--with-subcharts": true, "--skip-schema-validation": true, "--enable-dns": true}
+
+// helmValueFiles records the files helm reads values from (-f, --values,
+// --set-file K=PATH): a chart renders what they hold, a secret's too.
+func (c *cmdRun) helmValueFiles() {
+	for i := 0; i < len(c.words); i++ {
+		w, lit := c.words[i], c.lits[i]
+		name, val, attached := strings.Cut(w, "=")
+		switch name {
+		case "-f", "--values", "--set-file":
+		default:
+			if v, ok := strings.CutPrefix(w, "-f"); ok && v != "" && !strings.HasPrefix(v, "-") {
+				name, val, attached = "-f", v, true
+			} else {
+				continue
+			}
+		}
+		if !attached {
+			if i+1 >= len(c.words) {
+				break
+			}
+			i++
+			val, lit = c.words[i], c.lits[i]
+		}
+		for _, part := range strings.Split(val, ",") {
+			if name == "--set-file" {
+				_, part, _ = strings.Cut(part, "=")
+			}
+			if part != "" && part != "-" {
+				c.pathEffect(EffRead, part, lit, Effect{})
+			}
 		}
 	}
 }
