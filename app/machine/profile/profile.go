@@ -36,12 +36,13 @@ type Extra struct {
 // are the caller's). home "" leaves home out of the lists.
 func Base(p api.Paths, home, work string, writable []string, x Extra) sandbox.Options {
 	protect := expandHome(append(append([]string{p.ConfigDir()}, stores.Protected()...), x.Protected...), home)
-	return options(p, home, work, writable, x, protect, sandbox.SecretPaths(work, home, SecretPatterns(x)))
+	return options(p, home, work, work, writable, x, protect, sandbox.SecretPaths(work, home, SecretPatterns(x)))
 }
 
-// options fills in the lists from the protected patterns and the secret
+// options fills in the lists from the protected patterns (names and
+// globs looked for at the top of protectWork, "" for none) and the secret
 // paths found.
-func options(p api.Paths, home, work string, writable []string, x Extra, protect, secrets []string) sandbox.Options {
+func options(p api.Paths, home, work, protectWork string, writable []string, x Extra, protect, secrets []string) sandbox.Options {
 	// The home dir's rc files and the like matter only when a writable
 	// path holds the home dir; they are read-only otherwise, and looking
 	// for them costs a stat each, on every command.
@@ -61,7 +62,7 @@ func options(p api.Paths, home, work string, writable []string, x Extra, protect
 	return sandbox.Options{
 		WorkDir:   work,
 		Writable:  writable,
-		Protected: sandbox.DefaultProtected(work, protectHome, protect),
+		Protected: sandbox.DefaultProtected(protectWork, protectHome, protect),
 		Hidden:    sandbox.DefaultHidden(home, nil, hide),
 		SecretEnv: x.SecretEnv,
 	}
@@ -88,23 +89,33 @@ func expandHome(list []string, home string) []string {
 
 // Strict returns the options of a call the daemon confined to its
 // judgment (`agate sandbox --strict`): Base with nothing writable but
-// work and writable (the judgment's: the confined cache, its --rw
-// paths), in the OS's own sandbox only, fail-closed, and of home only
-// what sandbox.Options.JudgedHome shows (getenv nil: os.Getenv). The
-// caller sets ReadOnlyWork, Net and Dir.
+// work (unless readOnly) and writable (the judgment's: the confined
+// cache, its --rw paths), in the OS's own sandbox only, fail-closed, and
+// of home only what sandbox.Options.JudgedHome shows (getenv nil:
+// os.Getenv). The caller sets Net and Dir.
 //
 // It runs for every confined command, so it looks for no more than can
 // matter: no secret store in home that JudgedHome hides anyway (or that
 // is not there, and cannot be made, home being read-only), no protected
 // path outside what is writable (the rest of the disk is read-only).
-func Strict(p api.Paths, home, work string, writable []string, x Extra, getenv func(string) string) sandbox.Options {
-	roots := append([]string{work}, writable...)
+func Strict(p api.Paths, home, work string, readOnly bool, writable []string, x Extra, getenv func(string) string) sandbox.Options {
+	// What the command sees of the disk beyond the rest, read-only: work
+	// and the writable paths; what it may write: those, but work when
+	// readOnly.
+	shown := append([]string{work}, writable...)
+	roots, protectWork := shown, work
+	if readOnly {
+		roots, protectWork = writable, "" // nothing of work to keep read-only: all of it is
+	}
 	inRoot := func(abs string) bool {
 		return slices.ContainsFunc(roots, func(r string) bool { return holds(r, abs) })
 	}
+	inShown := func(abs string) bool {
+		return slices.ContainsFunc(shown, func(r string) bool { return holds(r, abs) })
+	}
 	var protect []string
 	for _, pat := range expandHome(append(append([]string{p.ConfigDir()}, stores.Protected()...), x.Protected...), home) {
-		if abs, ok := literalPrefix(pat, ""); !ok || inRoot(abs) || slices.ContainsFunc(roots, func(r string) bool { return holds(abs, r) }) {
+		if abs, ok := literalPrefix(pat, ""); !ok && !readOnly || ok && (inRoot(abs) || slices.ContainsFunc(roots, func(r string) bool { return holds(abs, r) })) {
 			protect = append(protect, pat)
 		}
 	}
@@ -116,10 +127,10 @@ func Strict(p api.Paths, home, work string, writable []string, x Extra, getenv f
 		switch {
 		case !ok:
 			secrets = append(secrets, pat) // looked for at the top of work
-			if home != "" && !inRoot(home) && sandbox.HomeShown(pat) {
+			if home != "" && !inShown(home) && sandbox.HomeShown(pat) {
 				secrets = append(secrets, filepath.Join(home, pat)+map[bool]string{true: "/"}[strings.HasSuffix(pat, "/")])
 			}
-		case home != "" && holds(home, abs) && abs != home && !inRoot(abs):
+		case home != "" && holds(home, abs) && abs != home && !inShown(abs):
 			if sandbox.HomeShown(strings.TrimPrefix(abs, home+"/")) {
 				secrets = append(secrets, pat)
 			}
@@ -128,11 +139,11 @@ func Strict(p api.Paths, home, work string, writable []string, x Extra, getenv f
 		}
 	}
 	secretHome := ""
-	if inRoot(home) {
+	if inShown(home) {
 		secretHome = home // the work dir holds home: its top is looked at as work's
 	}
-	o := options(p, home, work, writable, x, protect, sandbox.SecretPaths(work, secretHome, secrets))
-	o.Launcher, o.FailClosed, o.Enabled = sandbox.LauncherKernel, true, true
+	o := options(p, home, work, protectWork, writable, x, protect, sandbox.SecretPaths(work, secretHome, secrets))
+	o.Launcher, o.FailClosed, o.Enabled, o.ReadOnlyWork = sandbox.LauncherKernel, true, true, readOnly
 	if getenv == nil {
 		getenv = os.Getenv
 	}

@@ -81,7 +81,7 @@ func TestStrict(t *testing.T) {
 	}
 	p := api.Paths{Config: filepath.Join(home, ".config/agate/config.toml"), State: filepath.Join(home, "s"), Socket: filepath.Join(home, "s", "run", "agate.sock")}
 	x := Extra{Protected: []string{"~/out/deploy.sh", "~/other/deploy.sh"}}
-	o := Strict(p, home, work, []string{out}, x, func(string) string { return "" })
+	o := Strict(p, home, work, false, []string{out}, x, func(string) string { return "" })
 	if o.Launcher != sandbox.LauncherKernel || !o.FailClosed || !slices.Equal(o.Writable, []string{out}) || o.WorkDir != work {
 		t.Errorf("%+v", o)
 	}
@@ -105,8 +105,20 @@ func TestStrict(t *testing.T) {
 	if hidden(o, filepath.Join(home, ".aws/sso/cache")) {
 		t.Errorf("a store inside a folder hidden whole was looked for: %q", o.Hidden)
 	}
-	if o := Strict(p, home, home, nil, Extra{}, nil); !slices.Contains(o.Protected, filepath.Dir(p.Config)) {
+	if o := Strict(p, home, home, false, nil, Extra{}, nil); !slices.Contains(o.Protected, filepath.Dir(p.Config)) {
 		t.Errorf("home writable, agate's config folder not protected: %q", o.Protected)
+	}
+	// Read-only: nothing to keep read-only in work, the writable paths'
+	// protected ones still.
+	o = Strict(p, home, work, true, []string{out}, x, nil)
+	if !o.ReadOnlyWork || slices.Contains(o.Protected, filepath.Join(work, "CLAUDE.md")) || !slices.Contains(o.Protected, filepath.Join(out, "deploy.sh")) {
+		t.Errorf("read-only: %v, protected %q", o.ReadOnlyWork, o.Protected)
+	}
+	// A read-only work dir is still seen: a secret deep in it stays hidden.
+	deep := filepath.Join(work, "services/api/.env")
+	write(t, deep)
+	if o := Strict(p, home, work, true, nil, Extra{Secrets: []string{deep}}, nil); !hidden(o, deep) {
+		t.Errorf("read-only, a secret deep in work shows: %q", o.Hidden)
 	}
 }
 

@@ -101,11 +101,11 @@ func Run(ctx context.Context, args []string, stdio Stdio, getenv func(string) st
 		}
 		writable = append([]string{filepath.Clean(s.Cache)}, writable...)
 	}
-	o := profile.Strict(paths, home, work, writable, profile.Extra{Protected: s.Protected, Secrets: s.Secrets, SecretEnv: s.SecretEnv}, getenv)
+	o := profile.Strict(paths, home, work, s.ReadOnly, writable, profile.Extra{Protected: s.Protected, Secrets: s.Secrets, SecretEnv: s.SecretEnv}, getenv)
 	if launcher != "" {
 		o.Launcher = launcher
 	}
-	o.ReadOnlyWork, o.Net = s.ReadOnly, s.Net
+	o.Net = s.Net
 	if s.Cache != "" {
 		o.Env = CacheEnv(os.Environ(), s.Cache)
 	}
