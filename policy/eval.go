@@ -391,7 +391,7 @@ func (p *Policy) strayPaths(c *call, r *Request) {
 	for _, n := range c.t.workdir {
 		named[n] = true
 	}
-	for _, name := range sortedKeys(argsOf(r.Args)) {
+	for _, name := range sortedKeys(r.Args) {
 		if named[name] || textArgs[name] && !(name == "pattern" && c.t.lists) {
 			continue
 		}
@@ -413,15 +413,6 @@ func (p *Policy) strayPaths(c *call, r *Request) {
 			c.effects = append(c.effects, Effect{Kind: EffRead, Path: q, What: "the path in its " + name + " argument"})
 		}
 	}
-}
-
-// argsOf returns the arguments as a set of names.
-func argsOf(args map[string]any) map[string]bool {
-	out := make(map[string]bool, len(args))
-	for k := range args {
-		out[k] = true
-	}
-	return out
 }
 
 // localFetch reports whether the call is a web tool's fetch whose every

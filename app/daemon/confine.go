@@ -105,34 +105,44 @@ const projectSecretsTTL = 10 * time.Second
 
 // projectSecrets keeps, per project, the secret files deep in it
 // (machine.ProjectSecrets), looked for again after projectSecretsTTL.
+// Each project has its own lock: a big project's walk holds up only the
+// calls that need that project's list.
 type projectSecrets struct {
-	mu sync.Mutex
-	m  map[string]projectSecretsEntry
+	mu sync.Mutex // guards m
+	m  map[string]*projectSecretsEntry
 }
 
 type projectSecretsEntry struct {
+	mu    sync.Mutex // held while the project is looked through
 	at    time.Time
 	found []string
 }
 
 // get returns the secret files deep in work, looking through it when
-// what was found is older than projectSecretsTTL. One project at a time:
-// a second caller waits for the first's walk.
+// what was found is older than projectSecretsTTL. A second caller for
+// the same project waits for the first's walk.
 func (p *projectSecrets) get(work string, patterns []string, now time.Time) []string {
 	if work == "" || !filepath.IsAbs(work) {
 		return nil
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if e, ok := p.m[work]; ok && now.Sub(e.at) < projectSecretsTTL && now.Sub(e.at) >= 0 {
+	e := p.m[work]
+	if e == nil {
+		if p.m == nil || len(p.m) >= 64 {
+			p.m = map[string]*projectSecretsEntry{} // (a few projects at a time; forget the rest)
+		}
+		e = &projectSecretsEntry{}
+		p.m[work] = e
+	}
+	p.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.at.IsZero() && now.Sub(e.at) < projectSecretsTTL && now.Sub(e.at) >= 0 {
 		return e.found
 	}
-	found, _ := machine.ProjectSecrets(work, patterns, machine.ProjectSecretLimit)
-	if p.m == nil || len(p.m) >= 64 {
-		p.m = map[string]projectSecretsEntry{} // (a few projects at a time; forget the rest)
-	}
-	p.m[work] = projectSecretsEntry{at: now, found: found}
-	return found
+	e.found, _ = machine.ProjectSecrets(work, patterns, machine.ProjectSecretLimit)
+	e.at = now
+	return e.found
 }
 
 // confinedCacheDir is the toolchains' cache confined builds use, apart
