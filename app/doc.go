@@ -7,7 +7,7 @@
 //	cli       every `agate` command, a file each; only serve.go constructs a daemon
 //	hooks     the agents' hook protocols (one package an agent), the hook runner, agate-hook, the agents' settings files
 //	mcp       the MCP proxy, the pins of the servers' tools, the MCP clients' configs
-//	files     the files agate owns: the audit log, grants.toml, config.toml, leaks.json
+//	files     the files agate owns: the audit log, grants.toml, config.toml, leaks.json, the kept copies (undo)
 //	machine   what the pure packages are given of this machine: the policy's options, paths, globs, the sandbox's options and profile
 //	osutil    the OS helpers, once: atomic writes, locks, fsync, file identity, peer credentials, private folders
 //	version   agate's version, set at build time

@@ -133,6 +133,8 @@ var rules = []rule{
 		why: "the config owns config.toml and its copies: it imports neither the daemon nor the command line"},
 	{pkg: "app/files/leaks", may: []string{"app/api", "app/osutil"},
 		why: "the leak record owns leaks.json: it imports neither the daemon nor the command line"},
+	{pkg: "app/files/undo", may: []string{"app/osutil"},
+		why: "the undo store owns the kept copies: it imports neither the daemon nor the command line, and is told what a secret is"},
 
 	// Around them.
 	{pkg: "app/machine", may: []string{"app/api", "app/machine/profile", "app/osutil", "keystore", "policy", "policy/stores", "sandbox"},

@@ -28,6 +28,7 @@ type Config struct {
 	Sandbox   Sandbox             `toml:"sandbox"`
 	Secrets   Secrets             `toml:"secrets"`
 	Audit     Audit               `toml:"audit"`
+	Undo      Undo                `toml:"undo"`
 	Catalog   map[string]ToolSpec `toml:"catalog"` // extra or overriding tool specs
 	// Programs adds programs to the catalog of programs, or replaces one
 	// whole: [programs.NAME], as policy/programs/*.toml writes them.
@@ -139,6 +140,17 @@ type Audit struct {
 	Keep      int `toml:"keep"`        // rotated files kept
 }
 
+// Undo is the [undo] section: the copies agate keeps of what it lets a
+// call delete or overwrite that git cannot give back (agate undo).
+type Undo struct {
+	Keep       bool     `toml:"keep"`         // false: keep nothing, and such calls ask
+	MaxCallMB  int      `toml:"max_call_mb"`  // a call that would lose more asks
+	MaxTotalMB int      `toml:"max_total_mb"` // all copies together; past it, calls that destroy ask
+	MaxFiles   int      `toml:"max_files"`    // files one call may lose and have kept
+	MaxAge     Duration `toml:"max_age"`      // copies older than this go
+	MinFreeMB  int      `toml:"min_free_mb"`  // nothing is kept when the disk would have less free
+}
+
 // Duration is a length of time written as "120s", "2m" or a number of
 // seconds.
 type Duration time.Duration
@@ -212,6 +224,8 @@ func DefaultConfig() *Config {
 		Hooks:     Hooks{OnDaemonDown: "deny"},
 		Sandbox:   Sandbox{Launcher: "auto", FailClosed: true, Network: "none", ConfineUnasked: true},
 		Audit:     Audit{MaxSizeMB: 10, Keep: 5},
+		Undo: Undo{Keep: true, MaxCallMB: 256, MaxTotalMB: 2048, MaxFiles: 20000,
+			MaxAge: Duration(7 * 24 * time.Hour), MinFreeMB: 1024},
 	}
 }
 
@@ -399,6 +413,21 @@ func (c *Config) check() []*ConfigError {
 	}
 	if c.Audit.Keep < 1 {
 		add(c.errAt("audit.keep", -1, "must be at least 1"))
+	}
+	if c.Undo.MaxCallMB < 0 {
+		add(c.errAt("undo.max_call_mb", -1, "must not be negative"))
+	}
+	if c.Undo.MaxTotalMB < c.Undo.MaxCallMB {
+		add(c.errAt("undo.max_total_mb", -1, "%d is less than max_call_mb (%d)", c.Undo.MaxTotalMB, c.Undo.MaxCallMB))
+	}
+	if c.Undo.MaxFiles < 0 {
+		add(c.errAt("undo.max_files", -1, "must not be negative"))
+	}
+	if a := c.Undo.MaxAge.D(); a < time.Minute {
+		add(c.errAt("undo.max_age", -1, "%v is too short (want at least 1m)", a))
+	}
+	if c.Undo.MinFreeMB < 0 {
+		add(c.errAt("undo.min_free_mb", -1, "must not be negative"))
 	}
 	for _, name := range sortedKeys(c.Catalog) {
 		if _, err := c.Catalog[name].compile(name); err != nil {

@@ -94,6 +94,11 @@ type Decision struct {
 	// Confine is how an allowed shell call may run confined to what was
 	// judged of it (see Confinement); the zero value when it may not.
 	Confine Confinement
+	// Keep are what the caller keeps a copy of before it answers allow:
+	// what the call deletes or overwrites that git cannot give back, and
+	// that Request.Keep agreed to keep. An allow with Keep holds only if
+	// the copies are kept; empty when nothing is to be kept.
+	Keep []KeepTarget
 	// Approved, for a shell call that asks, is how it may run confined
 	// once a person allows it (see Confinement.Net); the zero value when
 	// it may not.

@@ -63,6 +63,12 @@ type call struct {
 	// buildOutputs are the build outputs the call deletes or overwrites
 	// (FileBuildOutput): the reason of an allow names them.
 	buildOutputs []string
+	// keeps are what the call destroys that Request.Keep agreed to keep
+	// (Decision.Keep), owned what it destroys that the session made
+	// itself; kept holds Keep's answer for each path asked about.
+	keeps []KeepTarget
+	owned []string
+	kept  map[string]KeepAnswer
 }
 
 // Decide returns the decision for one call. It never fails: a call it
@@ -87,6 +93,17 @@ func (p *Policy) Decide(r *Request) Decision {
 	}
 	if d.Verdict == Allow && len(c.buildOutputs) > 0 {
 		d.Reason += "; what it deletes or overwrites (" + strings.Join(c.buildOutputs, ", ") + ") is build output that git ignores and a build makes again"
+	}
+	if d.Verdict == Allow && len(c.keeps) > 0 {
+		d.Keep = c.keeps
+		var paths []string
+		for _, k := range c.keeps {
+			paths = append(paths, k.Path)
+		}
+		d.Reason += "; nothing is lost: agate keeps a copy of " + strings.Join(paths, ", ")
+	}
+	if d.Verdict == Allow && len(c.owned) > 0 {
+		d.Reason += "; " + strings.Join(c.owned, ", ") + " this session made itself, unchanged since: nothing of yours is lost"
 	}
 	if d.Verdict == Ask && c.shell != nil {
 		d.Approved = p.approvedConfinement(c)
@@ -447,6 +464,11 @@ func (c *call) destroys() (bool, string) {
 		if bad, why := c.destructive(e, c.t.overwrites); bad {
 			return true, why
 		}
+		if e.Kind == EffWrite && (e.Edit || !c.t.overwrites) && !e.Append && !e.Create && c.req.Files != nil && c.req.Files(e.Path) == FileUnrecoverable {
+			// An edit tool's change to a file git cannot give back asks
+			// nothing, and a copy of what it had is kept all the same.
+			c.keepable(e)
+		}
 	}
 	return false, ""
 }
@@ -474,17 +496,95 @@ func (c *call) destructive(e Effect, replaces bool) (bool, string) {
 		}
 		return false, ""
 	case FileUnrecoverable:
+		ok, whyNot := c.keepable(e)
+		if ok {
+			return false, ""
+		}
 		verb := "overwrites"
 		if e.Kind == EffDelete {
 			verb = "deletes"
 		}
-		return true, fmt.Sprintf("it %s %s, which git cannot give back (untracked, or with uncommitted changes)", verb, e.Path)
+		why := fmt.Sprintf("it %s %s, which git cannot give back (untracked, or with uncommitted changes)", verb, e.Path)
+		if whyNot != "" {
+			why += ", and agate cannot keep a copy: " + whyNot
+		}
+		return true, why
 	}
 	verb := "overwrite"
 	if e.Kind == EffDelete {
 		verb = "delete"
 	}
 	return true, fmt.Sprintf("it would %s %s, and agate cannot tell whether git could give it back", verb, e.Path)
+}
+
+// keepable reports whether what e destroys, which git cannot give back,
+// is kept before the call runs (Request.Keep), or needs no keeping (the
+// session made it), and records it; when not, it says why, "" when
+// nothing could be kept at all (no Keep, a path outside the project and
+// the trusted dirs).
+func (c *call) keepable(e Effect) (bool, string) {
+	r := c.req
+	if r.Keep == nil || e.Path == "" {
+		return false, ""
+	}
+	root := c.keepRoot(e.Path)
+	if root == "" {
+		return false, ""
+	}
+	a, seen := c.kept[e.Path]
+	if !seen {
+		a = r.Keep(e.Path)
+		if c.kept == nil {
+			c.kept = map[string]KeepAnswer{}
+		}
+		c.kept[e.Path] = a
+	}
+	switch {
+	case !a.OK:
+		return false, a.Why
+	case a.Owned:
+		if !slices.Contains(c.owned, e.Path) {
+			c.owned = append(c.owned, e.Path)
+		}
+		return true, ""
+	}
+	inPlace := e.Kind == EffWrite || c.writesWithin(e.Path)
+	for i := range c.keeps {
+		if c.keeps[i].Path == e.Path {
+			c.keeps[i].InPlace = c.keeps[i].InPlace || inPlace
+			return true, ""
+		}
+	}
+	c.keeps = append(c.keeps, KeepTarget{Path: e.Path, Root: root, InPlace: inPlace})
+	return true, ""
+}
+
+// keepRoot is the folder a kept copy of p is restored within: the
+// project, or the trusted dir p lies in; "" for any other path.
+func (c *call) keepRoot(p string) string {
+	if c.inProject(p) {
+		if c.req.Workspace != "" {
+			return c.req.Workspace
+		}
+		return c.req.Cwd
+	}
+	for i := range c.p().trusted {
+		if within(p, c.p().trusted[i].dir) {
+			return c.p().trusted[i].dir
+		}
+	}
+	return ""
+}
+
+// writesWithin reports whether any effect of the call writes p, or a
+// path below it, other than by deleting it.
+func (c *call) writesWithin(p string) bool {
+	for _, e := range c.effects {
+		if e.Kind == EffWrite && e.Path != "" && within(e.Path, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // protectedWrite returns the first protected path the call writes.

@@ -53,6 +53,14 @@ type Request struct {
 	// it there, and could git give it back? It is the caller's I/O. nil
 	// means nothing is known, and such a call asks.
 	Files func(path string) FileState
+	// Keep says whether agate can keep a copy of what is at path, in the
+	// project or a trusted dir, before a call deletes or overwrites it:
+	// the caller's I/O, which measures it against its limits. nil means
+	// nothing is kept, and a call that loses what git cannot give back
+	// asks. What it agrees to keep comes back in Decision.Keep, and the
+	// caller keeps it before it answers allow; if it then cannot, it
+	// decides again with Keep nil.
+	Keep func(path string) KeepAnswer
 	// Repo tells what the git repository holding dir runs: config that
 	// makes git run programs (a pager, an fsmonitor, textconv), hooks.
 	// It is the caller's I/O; nil means a repository runs nothing.
@@ -118,6 +126,31 @@ const (
 	// it again, so deleting or overwriting it loses nothing.
 	FileBuildOutput
 )
+
+// KeepAnswer is the caller's word on keeping one path (Request.Keep).
+type KeepAnswer struct {
+	// OK says a copy can be kept within the limits (or, with Owned, that
+	// none is needed).
+	OK bool
+	// Owned says the path is one the session made itself, unchanged
+	// since: destroying it loses nothing the person had, and nothing is
+	// kept.
+	Owned bool
+	// Why, when OK is false, says why no copy can be kept ("it holds
+	// .env, a secret"; "it is 3.1 GiB, more than [undo] max_call_mb").
+	Why string
+}
+
+// KeepTarget is one path the caller keeps a copy of before it answers
+// allow (Decision.Keep).
+type KeepTarget struct {
+	Path string // what is kept, absolute: a file, a folder and all it holds, or a link
+	Root string // the project or trusted dir it lies in: a restore writes nothing outside it
+	// InPlace says the call may write the file in place (>, cp over it,
+	// truncate, an edit tool) rather than only unlink it: a hard link
+	// would change with it, so the copy must be a real one.
+	InPlace bool
+}
 
 // RepoFacts is what a git repository runs on its own.
 type RepoFacts struct {

@@ -15,7 +15,7 @@ import (
 func TestSchemaMatchesConfig(t *testing.T) {
 	sections := map[string]reflect.Type{
 		"auto": reflect.TypeFor[Auto](), "approvals": reflect.TypeFor[Approvals](), "hooks": reflect.TypeFor[Hooks](),
-		"sandbox": reflect.TypeFor[Sandbox](), "secrets": reflect.TypeFor[Secrets](), "audit": reflect.TypeFor[Audit](),
+		"sandbox": reflect.TypeFor[Sandbox](), "secrets": reflect.TypeFor[Secrets](), "audit": reflect.TypeFor[Audit](), "undo": reflect.TypeFor[Undo](),
 		"agents.*": reflect.TypeFor[Agent](), "mcp.servers.*": reflect.TypeFor[MCPServer](),
 	}
 	for name, typ := range sections {

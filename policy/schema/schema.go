@@ -18,6 +18,7 @@ var Keys = map[string][]string{
 	"sandbox":   {"launcher", "fail_closed", "wrapper", "image", "network", "memory", "cpus", "runtime", "writable", "confine_project", "confine_unasked"},
 	"secrets":   {"vault_env", "env"},
 	"audit":     {"max_size_mb", "keep"},
+	"undo":      {"keep", "max_call_mb", "max_total_mb", "max_files", "max_age", "min_free_mb"},
 	// An [agents.NAME] section.
 	"agents.*": {"mode", "auto_approve", "trust_untrusted_content"},
 	// An [mcp.servers.NAME] section: agate's MCP proxy, per server.
