@@ -464,9 +464,10 @@ func (c *call) destroys() (bool, string) {
 		if bad, why := c.destructive(e, c.t.overwrites); bad {
 			return true, why
 		}
-		if e.Kind == EffWrite && (e.Edit || !c.t.overwrites) && !e.Append && !e.Create && c.req.Files != nil && c.req.Files(e.Path) == FileUnrecoverable {
+		if c.req.Keep != nil && e.Kind == EffWrite && (e.Edit || !c.t.overwrites) && !e.Append && !e.Create && c.req.Files != nil && c.req.Files(e.Path) == FileUnrecoverable {
 			// An edit tool's change to a file git cannot give back asks
-			// nothing, and a copy of what it had is kept all the same.
+			// nothing, and where copies are kept one is kept all the same
+			// (only then: Files may run git, on every edit).
 			c.keepable(e)
 		}
 	}
