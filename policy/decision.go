@@ -97,7 +97,9 @@ type Decision struct {
 	// Keep are what the caller keeps a copy of before it answers allow:
 	// what the call deletes or overwrites that git cannot give back, and
 	// that Request.Keep agreed to keep. An allow with Keep holds only if
-	// the copies are kept; empty when nothing is to be kept.
+	// the copies are kept; on an ask, they are what to keep once a person
+	// allows it (what could not be kept is why it asks). Empty when
+	// nothing is to be kept.
 	Keep []KeepTarget
 	// Approved, for a shell call that asks, is how it may run confined
 	// once a person allows it (see Confinement.Net); the zero value when

@@ -120,6 +120,9 @@ func (p *Policy) Decide(r *Request) Decision {
 			d.Reason = "nobody can be asked, so it is denied: " + d.Reason
 		}
 	}
+	if d.Verdict == Ask && len(c.keeps) > 0 {
+		d.Keep = c.keeps // kept if a person allows it
+	}
 	return d
 }
 
@@ -459,10 +462,18 @@ func isTemplate(p string) bool {
 
 // destroys reports whether the call overwrites or deletes what git cannot
 // give back (Anymo's destructive operations), and says what.
-func (c *call) destroys() (bool, string) {
+func (c *call) destroys() (bad bool, why string) {
 	for _, e := range c.effects {
-		if bad, why := c.destructive(e, c.t.overwrites); bad {
-			return true, why
+		if b, w := c.destructive(e, c.t.overwrites); b {
+			if !bad {
+				bad, why = true, w
+			}
+			if c.req.Keep == nil {
+				break
+			}
+			// Where copies are kept, the rest is looked at too: what a
+			// person then allows loses none of what could be kept.
+			continue
 		}
 		if c.req.Keep != nil && e.Kind == EffWrite && (e.Edit || !c.t.overwrites) && !e.Append && !e.Create && c.req.Files != nil && c.req.Files(e.Path) == FileUnrecoverable {
 			// An edit tool's change to a file git cannot give back asks
@@ -471,7 +482,7 @@ func (c *call) destroys() (bool, string) {
 			c.keepable(e)
 		}
 	}
-	return false, ""
+	return bad, why
 }
 
 // destructive reports whether one effect loses what git cannot give back:
@@ -534,7 +545,7 @@ func (c *call) keepable(e Effect) (bool, string) {
 	}
 	a, seen := c.kept[e.Path]
 	if !seen {
-		a = r.Keep(e.Path)
+		a = r.Keep(e.Path, root)
 		if c.kept == nil {
 			c.kept = map[string]KeepAnswer{}
 		}

@@ -8,9 +8,9 @@ import (
 
 // keepAll is Request.Keep that keeps anything, recording what it was
 // asked about.
-func keepAll(asked *[]string) func(string) KeepAnswer {
-	return func(p string) KeepAnswer {
-		*asked = append(*asked, p)
+func keepAll(asked *[]string) func(string, string) KeepAnswer {
+	return func(p, root string) KeepAnswer {
+		*asked = append(*asked, p+" in "+root)
 		return KeepAnswer{OK: true}
 	}
 }
@@ -66,6 +66,14 @@ auto_approve = []
 		{name: "the session's own file needs no copy", tool: "Bash", args: `{"command":"rm notes.txt"}`,
 			keep: func(string) KeepAnswer { return KeepAnswer{OK: true, Owned: true} }, want: Allow,
 			reason: "this session made itself, unchanged since"},
+		{name: "what can be kept is kept once a person allows what cannot", tool: "Bash", args: `{"command":"rm -rf notes.txt out"}`,
+			keep: func(p string) KeepAnswer {
+				if strings.HasSuffix(p, "/out") {
+					return KeepAnswer{Why: "it holds more than 20000 files"}
+				}
+				return KeepAnswer{OK: true}
+			}, want: Ask, kept: []KeepTarget{{Path: testCwd + "/notes.txt", Root: testCwd}},
+			reason: "deletes " + testCwd + "/out, which git cannot give back"},
 		{name: "a guardrail is not kept through", tool: "Bash", args: `{"command":"rm -rf ~"}`, want: Deny, noAsked: true},
 	}
 	for _, tc := range cases {
@@ -79,7 +87,7 @@ auto_approve = []
 			var asked []string
 			r.Keep = keepAll(&asked)
 			if tc.keep != nil {
-				r.Keep = func(q string) KeepAnswer { asked = append(asked, q); return tc.keep(q) }
+				r.Keep = func(q, root string) KeepAnswer { asked = append(asked, q+" in "+root); return tc.keep(q) }
 			}
 			d := pol.Decide(r)
 			if d.Verdict != tc.want {
@@ -93,6 +101,11 @@ auto_approve = []
 			}
 			if tc.noAsked && len(asked) > 0 {
 				t.Errorf("Keep was asked about %v", asked)
+			}
+			for _, k := range d.Keep {
+				if !slices.Contains(asked, k.Path+" in "+k.Root) {
+					t.Errorf("Keep was not asked about %s in %s (asked %v)", k.Path, k.Root, asked)
+				}
 			}
 			// Without Keep the same call asks as it did before keeping.
 			r.Keep = nil

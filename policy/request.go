@@ -53,14 +53,14 @@ type Request struct {
 	// it there, and could git give it back? It is the caller's I/O. nil
 	// means nothing is known, and such a call asks.
 	Files func(path string) FileState
-	// Keep says whether agate can keep a copy of what is at path, in the
-	// project or a trusted dir, before a call deletes or overwrites it:
-	// the caller's I/O, which measures it against its limits. nil means
-	// nothing is kept, and a call that loses what git cannot give back
-	// asks. What it agrees to keep comes back in Decision.Keep, and the
-	// caller keeps it before it answers allow; if it then cannot, it
-	// decides again with Keep nil.
-	Keep func(path string) KeepAnswer
+	// Keep says whether agate can keep a copy of what is at path, which
+	// lies in root (the project or a trusted dir), before a call deletes
+	// or overwrites it: the caller's I/O, which measures it against its
+	// limits. nil means nothing is kept, and a call that loses what git
+	// cannot give back asks. What it agrees to keep comes back in
+	// Decision.Keep, and the caller keeps it before it answers allow; if
+	// it then cannot, it decides again with Keep nil.
+	Keep func(path, root string) KeepAnswer
 	// Repo tells what the git repository holding dir runs: config that
 	// makes git run programs (a pager, an fsmonitor, textconv), hooks.
 	// It is the caller's I/O; nil means a repository runs nothing.

@@ -92,6 +92,18 @@ type DecideResponse struct {
 	// Confine is the profile a confined call runs with (set with
 	// Sandbox): cut to what agate judged of it.
 	Confine *Confinement `json:"confine,omitempty"`
+	// Kept, on an allow, is what agate kept a copy of before it answered:
+	// what the call deletes or overwrites that git cannot give back.
+	Kept *Kept `json:"kept,omitempty"`
+}
+
+// Kept is one keep: the copies agate made of what a call would destroy,
+// which `agate undo ID` puts back.
+type Kept struct {
+	ID    string   `json:"id"`
+	Paths []string `json:"paths"`
+	Files int      `json:"files"`
+	Bytes int64    `json:"bytes"`
 }
 
 // Confinement is how an allowed call runs in agate's sandbox, as the

@@ -19,6 +19,7 @@ import (
 	"github.com/agatehq/agate/app/files/audit"
 	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/app/files/grants"
+	"github.com/agatehq/agate/app/files/undo"
 	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/app/mcp/pins"
 	"github.com/agatehq/agate/app/osutil"
@@ -61,6 +62,11 @@ type Daemon struct {
 	pasted        pastedQueue    // the prompt scans in progress and waiting
 	pins          *pins.Store    // the pinned definitions of MCP servers' tools
 	proxies       *proxies       // the live MCP proxies
+	// undo is the store of kept copies (nil: nothing is kept, and what
+	// git cannot give back asks); undoSecret the secret paths it keeps
+	// no copy of, as the config in force names them.
+	undo       *undo.Store
+	undoSecret atomic.Pointer[func(rel string, dir bool) bool]
 
 	mu       sync.Mutex // guards listener
 	listener io.Closer
@@ -151,6 +157,7 @@ func New(paths api.Paths, o Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.audit = auditLog
+	d.openUndo(st.cfg)
 	return d, nil
 }
 
@@ -320,6 +327,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	st := d.state.Load()
 	pol := d.overlays.forCall(st.pol, r.Cwd, r.Workspace)
 	snap := d.sessions.view(r.Agent, r.Session, r.Run, now)
+	d.sessions.fixMade(r.Agent, r.Session) // what the session's last calls wrote is theirs as it stands
 	prompter := d.prompter.Load()
 	attached := prompter != nil || d.hub.approvers() > 0
 	preq := &policy.Request{
@@ -334,6 +342,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		Files:       d.facts.Files,
 		Repo:        d.facts.Repo,
 		ReadPatch:   d.facts.ReadPatch,
+		Keep:        d.keepFor(st.cfg, r),
 	}
 	if mc != nil {
 		preq.MCP = mc.tool()
@@ -360,10 +369,28 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 			}
 		}
 	}
+	subject := callSubject(r.Tool, r.Args, d.knownSecrets())
+	// What the call destroys that git cannot give back is kept before it
+	// is allowed; where that fails, the call is decided as if nothing
+	// could be kept, and asks.
+	var kept *api.Kept
+	if dec.Verdict == policy.Allow && len(dec.Keep) > 0 {
+		var err error
+		if kept, err = d.keep(ctx, r, dec.Keep, subject); err != nil {
+			d.logger.Printf("undo: %v", err)
+			preq.Keep = nil
+			dec = pol.Decide(preq)
+			dec.Reason += " (agate could not keep a copy: " + keepWhy(err) + ")"
+			grantedConfined = nil
+		} else {
+			dec.Reason += keptNote(kept)
+		}
+	}
 	if dec.Risks.Has(policy.Secret) {
 		d.noteLeaks(r.Args)
 	}
 	resp := responseFor(dec)
+	resp.Kept = kept
 	// Whether an allow runs confined is the daemon's alone to say; the
 	// hook renders it. finish keeps it for an allow only.
 	resp.Sandbox = rewritable(r) && (dec.Sandbox || st.cfg.Hooks.SandboxBash && st.cfg.SandboxEnabled())
@@ -378,7 +405,6 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		resp.Sandbox, resp.Confine = true, grantedConfined
 		d.sessions.confinedCall(r.Agent, r.Session, r.ToolUseID, commandOf(r.Args), resp.Confine.Describe(), now)
 	}
-	subject := callSubject(r.Tool, r.Args, d.knownSecrets())
 	rec := d.record("decision", r, snap.run, dec, subject)
 
 	switch {
@@ -402,6 +428,9 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 			d.settled(mc, resp)
 		}
 		return resp, err
+	}
+	if resp.Decision == policy.Allow {
+		d.sessions.wrote(r.Agent, r.Session, dec.Effects, keptPaths(resp.Kept), now)
 	}
 	return d.finish(ctx, r, rec, resp, subject)
 }
@@ -543,6 +572,18 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 			d.remember(r, snap, o.Scope, chosen)
 		}
 		d.sessions.personAllowed(r.Agent, r.Session, callKey(r.Tool, r.Cwd, r.Args), time.Now())
+		// What can be kept of what it destroys is kept: the person saw
+		// why it asked, and a copy of the rest costs them nothing.
+		if len(dec.Keep) > 0 {
+			if kept, err := d.keep(ctx, r, dec.Keep, subject); err != nil {
+				d.logger.Printf("undo: %v", err)
+				resp.Reason += " (agate could not keep a copy: " + keepWhy(err) + ")"
+			} else {
+				resp.Kept = kept
+				resp.Reason += keptNote(kept)
+			}
+		}
+		d.sessions.wrote(r.Agent, r.Session, dec.Effects, keptPaths(resp.Kept), time.Now())
 	}
 	return d.finish(ctx, r, rec, resp, subject)
 }
@@ -557,6 +598,11 @@ func (d *Daemon) finish(ctx context.Context, r *api.DecideRequest, rec *audit.Re
 		resp.Sandbox, resp.Confine = false, nil
 	}
 	rec.Confined = resp.Confine.Describe()
+	if resp.Decision == policy.Allow {
+		rec.Kept = resp.Kept
+	} else {
+		resp.Kept = nil // the copies stay, in case; the call does not run
+	}
 	rec.Decision, rec.By, rec.Via, rec.ApprovalID, rec.Scope, rec.Reason =
 		resp.Decision.String(), resp.By, resp.Via, resp.ApprovalID, resp.Scope, resp.Reason
 	if err := d.audit.Append(context.WithoutCancel(ctx), rec); err != nil {

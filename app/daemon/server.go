@@ -390,6 +390,7 @@ func (d *Daemon) Serve(ctx context.Context, l net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
 	go d.sweep(ctx)
+	go d.pruneUndo(ctx)
 	select {
 	case <-ctx.Done():
 		d.broker.closeAll()

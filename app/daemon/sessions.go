@@ -47,6 +47,9 @@ type session struct {
 	// allow for a short while (Codex's PermissionRequest, after its
 	// PreToolUse hook asked agate).
 	allowed map[string]time.Time
+	// made are the files the session wrote into being, by path: deleting
+	// or rewriting one it left as it was loses nothing of the person's.
+	made map[string]*madeFile
 }
 
 type runState struct {

@@ -58,6 +58,7 @@ func (d *Daemon) apply(st *policyState) {
 	old := d.state.Load()
 	d.state.Store(st)
 	d.broker.setMax(st.cfg.Approvals.MaxPending)
+	d.setUndo(st.cfg)
 	d.syncCodexRules(st.cfg)
 	if old.err != nil {
 		d.logger.Printf("config fixed: %s is in force again", d.paths.Config)

@@ -72,6 +72,31 @@ func ProjectSecrets(work string, patterns []string, limit int) (found []string, 
 	return found, complete
 }
 
+// SecretMatcher returns whether a path below a project (or a trusted
+// dir), relative to it with slashes, is named by one of patterns as
+// ProjectSecrets reads them: their last components, wherever they are
+// ("~/" and absolute patterns aside), templates (.env.example) not.
+// It is what keeping a copy (app/files/undo) refuses to copy.
+func SecretMatcher(patterns []string) func(rel string, isDir bool) bool {
+	var names []string
+	for _, p := range patterns {
+		if p != "" && !strings.HasPrefix(p, "~") && !filepath.IsAbs(p) {
+			names = append(names, p)
+		}
+	}
+	return func(rel string, isDir bool) bool {
+		if stores.Template(path.Base(rel)) {
+			return false
+		}
+		for _, pat := range names {
+			if matchTail(pat, rel, isDir) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // skipDirs are the folders ProjectSecrets does not go into: what package
 // managers fetched, what builds wrote, git's own store.
 var skipDirs = map[string]bool{".git": true, "node_modules": true, ".venv": true, "venv": true, "__pycache__": true,

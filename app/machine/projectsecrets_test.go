@@ -62,3 +62,30 @@ func TestMatchTail(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretMatcher: what keeping a copy refuses is the stores' names
+// anywhere below the root, and not their templates.
+func TestSecretMatcher(t *testing.T) {
+	var patterns []string
+	for _, st := range policy.SecretStores() {
+		patterns = append(patterns, st.Paths...)
+	}
+	secret := SecretMatcher(patterns)
+	for _, c := range []struct {
+		rel       string
+		dir, want bool
+	}{
+		{".env", false, true},
+		{"services/api/.env.production", false, true},
+		{"services/api/.env.example", false, false},
+		{"deploy/server.pem", false, true},
+		{"infra/.ssh", true, true},
+		{"src/main.go", false, false},
+		{"docs/env.md", false, false},
+		{"out", true, false},
+	} {
+		if got := secret(c.rel, c.dir); got != c.want {
+			t.Errorf("secret(%q, dir %v) = %v, want %v", c.rel, c.dir, got, c.want)
+		}
+	}
+}

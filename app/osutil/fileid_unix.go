@@ -15,3 +15,12 @@ func FileID(st os.FileInfo) any {
 	}
 	return st.ModTime()
 }
+
+// Links returns how many names the file has (its hard links); 0 where
+// that is not known.
+func Links(st os.FileInfo) uint64 {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return uint64(s.Nlink)
+	}
+	return 0
+}

@@ -52,6 +52,9 @@ type Record struct {
 	// Confined, on an allow, says how the call ran confined ("in agate's
 	// sandbox, read-only but a private /tmp, ..."); "" when it ran as is.
 	Confined string `json:"confined,omitempty"`
+	// Kept, on an allow, is what agate kept a copy of before the call
+	// ran (agate undo ID).
+	Kept *api.Kept `json:"kept,omitempty"`
 	// Of is the seq of the decision an approval.agent_* event settles.
 	Of uint64 `json:"of,omitempty"`
 	// Shown, on an approval.requested line, is what the popup showed the

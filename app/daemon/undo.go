@@ -1,0 +1,167 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/files/undo"
+	"github.com/agatehq/agate/app/machine"
+	"github.com/agatehq/agate/app/machine/profile"
+	"github.com/agatehq/agate/policy"
+)
+
+// largeKeep is the size of a keep past which the tray says so: a call
+// that deleted this much ran unasked, and the person may want to know
+// where it went.
+const (
+	largeKeepBytes = 64 << 20
+	largeKeepFiles = 1000
+)
+
+// undoPrune is how often kept copies past [undo] max_age go.
+const undoPrune = 30 * time.Minute
+
+// openUndo opens the store of kept copies in the state folder. A store
+// that cannot be opened keeps nothing: the calls that would have kept a
+// copy ask, as without it.
+func (d *Daemon) openUndo(cfg *policy.Config) {
+	s, err := undo.Open(filepath.Join(d.paths.State, undo.Dir), undoLimits(cfg))
+	if err != nil {
+		d.logger.Printf("%v (nothing is kept: what git cannot give back asks)", err)
+		return
+	}
+	d.undo = s
+	d.setUndo(cfg)
+	s.Secret = func(rel string, dir bool) bool {
+		m := d.undoSecret.Load()
+		return m == nil || (*m)(rel, dir) // no matcher yet: keep nothing that could be one
+	}
+}
+
+// setUndo puts a config's [undo] limits and secret paths in force.
+func (d *Daemon) setUndo(cfg *policy.Config) {
+	if d.undo == nil {
+		return
+	}
+	d.undo.SetLimits(undoLimits(cfg))
+	m := machine.SecretMatcher(profile.SecretPatterns(machine.Extra(cfg)))
+	d.undoSecret.Store(&m)
+}
+
+// undoLimits are [undo]'s limits, in the store's units.
+func undoLimits(cfg *policy.Config) undo.Limits {
+	u := cfg.Undo
+	return undo.Limits{
+		MaxCall: int64(u.MaxCallMB) << 20, MaxTotal: int64(u.MaxTotalMB) << 20, MaxFiles: u.MaxFiles,
+		MaxAge: u.MaxAge.D(), MinFree: int64(u.MinFreeMB) << 20,
+	}
+}
+
+// Undo returns the store of kept copies, nil when nothing is kept.
+func (d *Daemon) Undo() *undo.Store { return d.undo }
+
+// keepFor is the policy's Request.Keep for one call: a path the session
+// made itself and left as it was needs no copy; any other is measured,
+// and all the call's copies together must fit the limits. nil, so that
+// such calls ask, where nothing is kept.
+func (d *Daemon) keepFor(cfg *policy.Config, r *api.DecideRequest) func(path, root string) policy.KeepAnswer {
+	if d.undo == nil || !cfg.Undo.Keep {
+		return nil
+	}
+	var (
+		files    int
+		bytes    int64
+		measured []string
+	)
+	return func(path, root string) policy.KeepAnswer {
+		if d.sessions.owns(r.Agent, r.Session, path) {
+			return policy.KeepAnswer{OK: true, Owned: true}
+		}
+		for _, m := range measured {
+			if path == m || strings.HasPrefix(path, m+"/") {
+				return policy.KeepAnswer{OK: true} // counted with m
+			}
+		}
+		n, b, err := d.undo.Measure(path, root)
+		if err == nil {
+			err = d.undo.Fits(files+n, bytes+b)
+		}
+		if err != nil {
+			return policy.KeepAnswer{Why: keepWhy(err)}
+		}
+		files, bytes = files+n, bytes+b
+		measured = append(measured, path)
+		return policy.KeepAnswer{OK: true}
+	}
+}
+
+// keepWhy says in the popup's words why no copy can be kept.
+func keepWhy(err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, undo.ErrSecret), errors.Is(err, undo.ErrSpecial), errors.Is(err, undo.ErrLimit), errors.Is(err, undo.ErrUnsupported):
+		return err.Error()
+	case errors.As(err, &pe):
+		return fmt.Sprintf("agate could not read %s (%v)", pe.Path, pe.Err)
+	}
+	return err.Error()
+}
+
+// keep keeps what the decision names before the call is answered allow.
+// It fails only if nothing was kept: then the call must not run on the
+// promise of a copy.
+func (d *Daemon) keep(ctx context.Context, r *api.DecideRequest, targets []policy.KeepTarget, subject string) (*api.Kept, error) {
+	if d.undo == nil {
+		return nil, undo.ErrUnsupported
+	}
+	ts := make([]undo.Target, len(targets))
+	for i, t := range targets {
+		ts[i] = undo.Target{Path: t.Path, Root: t.Root, InPlace: t.InPlace}
+	}
+	e, err := d.undo.Keep(ctx, undo.Meta{Agent: r.Agent, Session: r.Session, Tool: r.Tool, Subject: subject}, ts)
+	if err != nil {
+		return nil, err
+	}
+	return &api.Kept{ID: e.ID, Paths: e.Paths(), Files: e.Files, Bytes: e.Bytes}, nil
+}
+
+// keptNote is what a reason says of a keep.
+func keptNote(k *api.Kept) string {
+	return fmt.Sprintf(" (%s kept: agate undo %s)", undo.Size(k.Bytes), k.ID)
+}
+
+// pruneUndo lets kept copies past [undo] max_age go, now and then, and
+// what a killed keep left half made.
+func (d *Daemon) pruneUndo(ctx context.Context) {
+	if d.undo == nil {
+		return
+	}
+	t := time.NewTicker(undoPrune)
+	defer t.Stop()
+	for {
+		if gone, err := d.undo.Prune(ctx); err != nil {
+			d.logger.Printf("undo: %v", err)
+		} else if len(gone) > 0 {
+			d.logger.Printf("undo: %d kept copies past [undo] max_age went", len(gone))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// keptPaths are the paths a keep holds; none for nil.
+func keptPaths(k *api.Kept) []string {
+	if k == nil {
+		return nil
+	}
+	return k.Paths
+}
