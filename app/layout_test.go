@@ -55,7 +55,7 @@ var rules = []rule{
 		why: "the key store shares only the OS helpers"},
 	{pkg: "assets"},
 	{pkg: "bench/..."},
-	{pkg: "ui", may: []string{"app/api", "app/daemon", "app/files/audit", "app/files/config", "app/hooks", "app/hooks/settings",
+	{pkg: "ui", may: []string{"app/api", "app/daemon", "app/files/audit", "app/files/config", "app/files/undo", "app/hooks", "app/hooks/settings",
 		"app/machine", "app/version", "assets", "keystore", "policy", "sandbox", "ui/internal/..."},
 		why: "the desktop app drives an in-process daemon and uses the packages that own agate's files"},
 	{pkg: "ui/internal/..."},
@@ -137,7 +137,7 @@ var rules = []rule{
 		why: "the undo store owns the kept copies: it imports neither the daemon nor the command line, and is told what a secret is"},
 
 	// Around them.
-	{pkg: "app/machine", may: []string{"app/api", "app/machine/profile", "app/osutil", "keystore", "policy", "policy/stores", "sandbox"},
+	{pkg: "app/machine", may: []string{"app/api", "app/files/undo", "app/machine/profile", "app/osutil", "keystore", "policy", "policy/stores", "sandbox"},
 		why: "the machine's facts are shared by the daemon, the command line and the desktop app"},
 	{pkg: "app/machine/profile", may: []string{"app/api", "policy/stores", "sandbox"},
 		why: "the sandbox profile everyone confines to; the runner of confined calls links it, so not the policy engine"},

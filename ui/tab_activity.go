@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/agatehq/agate/app/files/audit"
+	"github.com/agatehq/agate/app/files/undo"
 )
 
 // activityKeep is how many of the newest audit records the tab holds.
@@ -30,6 +32,7 @@ type activityTab struct {
 	list     *widget.List
 	count    *widget.Label
 	content  fyne.CanvasObject
+	restored string // what the last restore said
 }
 
 func newActivityTab(s *Settings) *activityTab {
@@ -134,8 +137,12 @@ func (t *activityTab) filter() {
 
 // activityRow is one line of the list.
 func activityRow(r audit.Record) string {
-	return fmt.Sprintf("%s  %-5s  %-12s  %-10s  %s  [%s]", r.Time.Local().Format("01-02 15:04:05"), r.Decision,
-		ellipsis(r.Agent, 12), ellipsis(r.Tool, 10), oneLine(r.Subject), r.Event)
+	kept := ""
+	if r.Kept != nil {
+		kept = " [kept: agate undo " + r.Kept.ID + "]"
+	}
+	return fmt.Sprintf("%s  %-5s  %-12s  %-10s  %s  [%s]%s", r.Time.Local().Format("01-02 15:04:05"), r.Decision,
+		ellipsis(r.Agent, 12), ellipsis(r.Tool, 10), oneLine(r.Subject), r.Event, kept)
 }
 
 // details opens one record.
@@ -169,11 +176,47 @@ func (t *activityTab) details(r audit.Record) {
 	if r.Tainted {
 		field("tainted", "yes")
 	}
+	if k := r.Kept; k != nil {
+		field("kept", fmt.Sprintf("%s: %d files, %s (%s)", k.ID, k.Files, undo.Size(k.Bytes), strings.Join(k.Paths, ", ")))
+	}
 	field("seq", fmt.Sprint(r.Seq))
 	l := widget.NewLabelWithStyle(b.String(), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	l.Wrapping = fyne.TextWrapBreak
 	l.Selectable = true
 	sc := container.NewVScroll(l)
 	sc.SetMinSize(fyne.NewSize(640, 360))
-	dialog.ShowCustom("Audit record", "Close", sc, t.s.win)
+	if r.Kept == nil || t.s.d.Undo() == nil {
+		dialog.ShowCustom("Audit record", "Close", sc, t.s.win)
+		return
+	}
+	id := r.Kept.ID
+	dialog.ShowCustomConfirm("Audit record", "Restore", "Close", sc, func(restore bool) {
+		if restore {
+			t.restore(id)
+		}
+	}, t.s.win)
+}
+
+// restore puts back what agate kept as id (the "Restore" of a row whose
+// call destroyed files), off Fyne's goroutine, and says what it did:
+// never over a file changed since (the copy goes beside it), never
+// deleting anything.
+func (t *activityTab) restore(id string) {
+	store := t.s.d.Undo()
+	go func() {
+		res, err := store.Restore(context.Background(), id)
+		var msg string
+		switch {
+		case err != nil:
+			msg = "Nothing was put back: " + err.Error()
+		default:
+			msg = strings.Join(res.Lines(), "\n")
+		}
+		t.s.do(func() {
+			t.restored = msg
+			l := widget.NewLabelWithStyle(msg, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+			l.Wrapping = fyne.TextWrapBreak
+			dialog.ShowCustom("Restore "+id, "Close", l, t.s.win)
+		})
+	}()
 }

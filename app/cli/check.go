@@ -11,6 +11,7 @@ import (
 
 	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/app/files/grants"
+	"github.com/agatehq/agate/app/files/undo"
 	"github.com/agatehq/agate/app/internal/strictjson"
 	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/policy"
@@ -73,6 +74,20 @@ func cmdCheck(ctx context.Context, e *Env, args []string) error {
 		Grants: grants.For(*agent), Resolve: machine.ResolvePath, Glob: machine.Glob,
 		Files: facts.Files, Repo: facts.Repo, ReadPatch: facts.ReadPatch,
 	}
+	// What the daemon would keep a copy of is measured as it would be,
+	// and nothing is kept.
+	if cfg := pol.Config(); cfg.Undo.Keep {
+		if s, err := undo.Open(filepath.Join(paths.State, undo.Dir), machine.UndoLimits(cfg)); err == nil {
+			s.Secret = machine.UndoSecret(cfg)
+			budget := s.Budget()
+			r.Keep = func(path, root string) policy.KeepAnswer {
+				if err := budget.Take(path, root); err != nil {
+					return policy.KeepAnswer{Why: undo.Why(err)}
+				}
+				return policy.KeepAnswer{OK: true}
+			}
+		}
+	}
 	d := pol.Decide(r)
 	if *asJSON {
 		b, err := json.Marshal(d)
@@ -90,6 +105,9 @@ func cmdCheck(ctx context.Context, e *Env, args []string) error {
 	}
 	fmt.Fprintf(e.Stdout, "  risks:    %s\n", strings.Join(orNone(d.Risks.List()), ", "))
 	fmt.Fprintf(e.Stdout, "  reason:   %s\n", d.Reason)
+	for _, k := range d.Keep {
+		fmt.Fprintf(e.Stdout, "  keeps:    %s (this is a check: nothing was kept)\n", k.Path)
+	}
 	for _, p := range pol.Problems() {
 		fmt.Fprintf(e.Stdout, "  overlay:  %v\n", p)
 	}

@@ -85,9 +85,11 @@ func TestCheckCommand(t *testing.T) {
 
 // TestCheckKnowsTheFiles: agate check decides as the daemon does, with
 // what is on disk: deleting a folder that is not there loses nothing,
-// deleting an untracked one asks.
+// deleting an untracked one runs once a copy is kept (check keeps none),
+// and with keeping off it asks.
 func TestCheckKnowsTheFiles(t *testing.T) {
-	t.Setenv("AGATE_STATE_DIR", t.TempDir())
+	state := t.TempDir()
+	t.Setenv("AGATE_STATE_DIR", state)
 	cfg := filepath.Join(t.TempDir(), "config.toml")
 	os.WriteFile(cfg, []byte("[auto]\nrules = []\n"), 0o600)
 	proj := t.TempDir()
@@ -106,8 +108,16 @@ func TestCheckKnowsTheFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(proj, "build", "notes.txt"), []byte("x"), 0o600)
-	if out := check(); !strings.HasPrefix(out, "ask\n") || !strings.Contains(out, "git cannot give back") {
+	if out := check(); !strings.HasPrefix(out, "allow\n") || !strings.Contains(out, "nothing is lost: agate keeps a copy of "+filepath.Join(proj, "build")) ||
+		!strings.Contains(out, "nothing was kept") {
 		t.Errorf("rm -rf of an untracked folder:\n%s", out)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(state, "undo")); len(ents) != 0 {
+		t.Errorf("check kept something: %v", ents)
+	}
+	os.WriteFile(cfg, []byte("[auto]\nrules = []\n[undo]\nkeep = false\n"), 0o600)
+	if out := check(); !strings.HasPrefix(out, "ask\n") || !strings.Contains(out, "git cannot give back") {
+		t.Errorf("rm -rf of an untracked folder, keeping off:\n%s", out)
 	}
 }
 

@@ -77,7 +77,7 @@ func (c *claudeWorld) checkTied(t *testing.T, out *audit.Record) {
 // by agate, unattended, and the model is told agate's reason.
 func TestClaudeAskInPrintMode(t *testing.T) {
 	c := newClaudeWorld(t, agenttest.Call("Bash", map[string]any{"command": "rm -f scratch.txt", "description": "clean up"}), agenttest.Say("done"))
-	agenttest.WriteFile(t, filepath.Join(c.h.Work, "scratch.txt"), []byte("keep\n"))
+	tooBigToKeep(t, filepath.Join(c.h.Work, "scratch.txt"))
 	r := c.h.Run(t, agenttest.Cmd{Bin: c.claude, Args: []string{"-p", "clean up", "--output-format", "json"}, Env: c.env(), Timeout: 90 * time.Second})
 	t.Logf("claude -p: %s\nmodel server:\n%s", r, c.s.Dump())
 	if r.Code != 0 {
@@ -107,7 +107,7 @@ func TestClaudeAskInTerminal(t *testing.T) {
 	}{{"yes", "Enter", "approval.agent_allowed"}, {"no", "2", "approval.agent_denied"}} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newClaudeWorld(t, agenttest.Call("Bash", map[string]any{"command": "rm -f scratch.txt", "description": "clean up"}), agenttest.Say("done"))
-			agenttest.WriteFile(t, filepath.Join(w.h.Work, "scratch.txt"), []byte("x\n"))
+			tooBigToKeep(t, filepath.Join(w.h.Work, "scratch.txt"))
 			u := w.h.StartTUI(t, agenttest.Cmd{Bin: w.claude, Args: []string{"clean up"}, Env: w.env()})
 			if !u.WaitFor("it deletes ", 45*time.Second) || !u.WaitFor("Do you want to proceed?", 10*time.Second) {
 				u.Dump("no prompt")
@@ -244,4 +244,18 @@ func loopbackListener(t *testing.T) (port string, reached chan string) {
 		}
 	}()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), reached
+}
+
+// TestClaudeDeleteKept: the real Claude Code, headless, deletes a file
+// git cannot give back: it runs unasked because agate keeps a copy
+// first, and `agate undo ID` puts it back byte for byte.
+func TestClaudeDeleteKept(t *testing.T) {
+	c := newClaudeWorld(t, agenttest.Call("Bash", map[string]any{"command": "rm -f notes.txt", "description": "clean up"}), agenttest.Say("done"))
+	body := []byte("the person's notes\n\x00\xff and bytes that are not text\n")
+	agenttest.WriteFile(t, filepath.Join(c.h.Work, "notes.txt"), body)
+	r := c.h.Run(t, agenttest.Cmd{Bin: c.claude, Args: []string{"-p", "clean up", "--output-format", "json"}, Env: c.env(), Timeout: 90 * time.Second})
+	if r.Code != 0 {
+		t.Fatalf("claude: %s\n%s", r, c.s.Dump())
+	}
+	c.checkKeptAndUndo(t, "Bash", filepath.Join(c.h.Work, "notes.txt"), body)
 }

@@ -79,7 +79,7 @@ func TestCodexHarmlessRuns(t *testing.T) {
 // agate's reason and how to approve such a call.
 func TestCodexDestructiveBlocked(t *testing.T) {
 	c := newCodexWorld(t, "", agenttest.Call("exec_command", map[string]any{"cmd": "rm keep.txt"}), agenttest.Say("done"))
-	agenttest.WriteFile(t, filepath.Join(c.h.Work, "keep.txt"), []byte("keep me\n"))
+	tooBigToKeep(t, filepath.Join(c.h.Work, "keep.txt"))
 	c.exec(t, nil, "clean up")
 	if !c.exists("keep.txt") {
 		t.Fatalf("the command ran\n%s", c.auditDump(t))
@@ -101,7 +101,7 @@ func TestCodexPersonAsked(t *testing.T) {
 	for _, answer := range []policy.Verdict{policy.Allow, policy.Deny} {
 		t.Run(answer.String(), func(t *testing.T) {
 			c := newCodexWorld(t, "", agenttest.Call("exec_command", map[string]any{"cmd": "rm keep.txt"}), agenttest.Say("done"))
-			agenttest.WriteFile(t, filepath.Join(c.h.Work, "keep.txt"), []byte("maybe\n"))
+			tooBigToKeep(t, filepath.Join(c.h.Work, "keep.txt"))
 			seen := c.attachApprover(t, answer, false)
 			c.exec(t, nil, "clean up")
 			if a := seen.list(); len(a) != 1 || a[0].Subject != "rm keep.txt" || !a[0].Headless {
@@ -385,7 +385,7 @@ func TestCodexConfigIsALink(t *testing.T) {
 // answer in agate decides the call.
 func TestCodexTUIIsInteractive(t *testing.T) {
 	c := newCodexWorld(t, "", agenttest.Call("exec_command", map[string]any{"cmd": "rm keep.txt"}), agenttest.Say("done"))
-	agenttest.WriteFile(t, filepath.Join(c.h.Work, "keep.txt"), []byte("maybe\n"))
+	tooBigToKeep(t, filepath.Join(c.h.Work, "keep.txt"))
 	seen := c.attachApprover(t, policy.Allow, false)
 	u := c.h.StartTUI(t, agenttest.Cmd{Bin: c.codex, Args: []string{"-c", "projects." + strconv.Quote(c.h.Work) + ".trust_level=\"trusted\"", "clean up"},
 		Env: c.h.Env(c.s.CodexEnv()...)})
@@ -568,4 +568,15 @@ func TestCodexConfined(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCodexDeleteKept: the real codex exec deletes a file git cannot give
+// back: it runs unasked because agate keeps a copy first, and `agate undo
+// ID` puts it back byte for byte.
+func TestCodexDeleteKept(t *testing.T) {
+	c := newCodexWorld(t, "", agenttest.Call("exec_command", map[string]any{"cmd": "rm notes.txt"}), agenttest.Say("done"))
+	body := []byte("the person's notes\n\x00\xff and bytes that are not text\n")
+	agenttest.WriteFile(t, filepath.Join(c.h.Work, "notes.txt"), body)
+	c.exec(t, nil, "clean up")
+	c.checkKeptAndUndo(t, "Bash", filepath.Join(c.h.Work, "notes.txt"), body)
 }

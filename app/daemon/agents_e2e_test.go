@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -147,4 +148,53 @@ func resultsText(s *agenttest.Server) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// tooBigToKeep makes an untracked file larger than the default [undo]
+// max_call_mb (a sparse one: it costs no disk), so that a delete of it,
+// which git cannot give back and agate cannot keep a copy of, asks.
+func tooBigToKeep(t *testing.T, p string) {
+	t.Helper()
+	agenttest.WriteFile(t, p, []byte("keep me\n"))
+	if err := os.Truncate(p, int64(policy.DefaultConfig().Undo.MaxCallMB+1)<<20); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkKeptAndUndo checks what became of an untracked file the agent
+// deleted unasked: it is gone, the audit line of the call that deleted
+// it says agate kept it, `agate undo` lists it, and `agate undo ID` puts
+// it back byte for byte.
+func (w *agentWorld) checkKeptAndUndo(t *testing.T, tool, path string, want []byte) {
+	t.Helper()
+	if _, err := os.Lstat(path); err == nil {
+		t.Fatalf("%s is still there: the call did not run\n%s", path, w.auditDump(t))
+	}
+	var kept *api.Kept
+	for _, rec := range w.audit(t) {
+		if rec.Tool == tool && rec.Event != "decision" {
+			t.Errorf("it asked: %s %s (%s)", rec.Event, rec.Subject, rec.Reason)
+		}
+		if rec.Tool == tool && rec.Event == "decision" && rec.Kept != nil {
+			if rec.Decision != "allow" || !strings.Contains(rec.Reason, "agate undo "+rec.Kept.ID) {
+				t.Errorf("the keep's line: %s (%s)", rec.Decision, rec.Reason)
+			}
+			kept = rec.Kept
+		}
+	}
+	if kept == nil || !slices.Contains(kept.Paths, path) {
+		t.Fatalf("no audit line says %s was kept (%+v)\n%s", path, kept, w.auditDump(t))
+	}
+	cli := filepath.Join(w.bin, "agate-cli")
+	list := w.h.Run(t, agenttest.Cmd{Bin: cli, Args: []string{"undo"}, Env: w.h.Env()})
+	if list.Code != 0 || !strings.Contains(list.Stdout, kept.ID) {
+		t.Fatalf("agate undo: %s", list)
+	}
+	put := w.h.Run(t, agenttest.Cmd{Bin: cli, Args: []string{"undo", kept.ID}, Env: w.h.Env()})
+	if put.Code != 0 || !strings.Contains(put.Stdout, "put back  "+path) {
+		t.Fatalf("agate undo %s: %s", kept.ID, put)
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("after agate undo %s: %q %v, want %q", kept.ID, got, err, want)
+	}
 }

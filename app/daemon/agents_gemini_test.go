@@ -56,7 +56,7 @@ func TestGeminiHeadlessAskGoesToAgate(t *testing.T) {
 	rm := agenttest.Call("run_shell_command", map[string]any{"command": "rm -f scratch.txt"})
 	t.Run("nobody attached", func(t *testing.T) {
 		g := newGeminiWorld(t, nil, rm, agenttest.Say("finished"))
-		agenttest.WriteFile(t, filepath.Join(g.h.Work, "scratch.txt"), []byte("keep me\n"))
+		tooBigToKeep(t, filepath.Join(g.h.Work, "scratch.txt"))
 		r := g.run(t, nil, "-p", "clean up", "--yolo")
 		if r.Code != 0 {
 			t.Fatalf("gemini: %s", r)
@@ -88,7 +88,7 @@ func TestGeminiHeadlessAskGoesToAgate(t *testing.T) {
 		for _, answer := range []policy.Verdict{policy.Allow, policy.Deny} {
 			t.Run(answer.String(), func(t *testing.T) {
 				g := newGeminiWorld(t, nil, rm, agenttest.Say("finished"))
-				agenttest.WriteFile(t, filepath.Join(g.h.Work, "scratch.txt"), []byte("maybe\n"))
+				tooBigToKeep(t, filepath.Join(g.h.Work, "scratch.txt"))
 				seen := g.attachApprover(t, answer, false)
 				r := g.run(t, nil, "-p", "clean up", "--yolo")
 				if r.Code != 0 {
@@ -160,7 +160,7 @@ func TestGeminiHookKilledMidCall(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			g := newGeminiWorld(t, nil, agenttest.Call("run_shell_command", map[string]any{"command": "rm -f scratch.txt"}), agenttest.Say("finished"))
-			agenttest.WriteFile(t, filepath.Join(g.h.Work, "scratch.txt"), []byte("keep me\n"))
+			tooBigToKeep(t, filepath.Join(g.h.Work, "scratch.txt"))
 			seen := g.attachApprover(t, policy.Deny, true) // a person who never answers
 			killed := make(chan int, 1)
 			go func() {
@@ -232,7 +232,7 @@ func TestGeminiOnePrompt(t *testing.T) {
 	})
 	t.Run("asked by agate", func(t *testing.T) {
 		g := newGeminiWorld(t, nil, agenttest.Call("run_shell_command", map[string]any{"command": "rm -f scratch.txt"}), agenttest.Say("cleaned"))
-		agenttest.WriteFile(t, filepath.Join(g.h.Work, "scratch.txt"), []byte("x\n"))
+		tooBigToKeep(t, filepath.Join(g.h.Work, "scratch.txt"))
 		u := g.tui(t, "clean up")
 		if !u.WaitFor("it deletes ", 45*time.Second) {
 			u.Dump("no dialog")
@@ -311,7 +311,7 @@ func TestGeminiTrustedMCPAsk(t *testing.T) {
 func TestGeminiHooksOffByName(t *testing.T) {
 	g := newGeminiWorld(t, map[string]any{"hooksConfig": map[string]any{"disabled": []string{"agate"}}},
 		agenttest.Call("run_shell_command", map[string]any{"command": "rm -f scratch.txt"}), agenttest.Say("done"))
-	agenttest.WriteFile(t, filepath.Join(g.h.Work, "scratch.txt"), []byte("x\n"))
+	tooBigToKeep(t, filepath.Join(g.h.Work, "scratch.txt"))
 	r := g.run(t, nil, "-p", "clean up", "--yolo")
 	if r.Code != 0 {
 		t.Fatalf("gemini: %s", r)
@@ -397,4 +397,17 @@ func TestGeminiConfined(t *testing.T) {
 			t.Errorf("%s: %s, confined %q (%s): want an allow, confined, no ask", rec.Subject, rec.Decision, rec.Confined, rec.Reason)
 		}
 	}
+}
+
+// TestGeminiDeleteKept: the real Gemini CLI, headless, deletes a file git
+// cannot give back: it runs unasked because agate keeps a copy first, and
+// `agate undo ID` puts it back byte for byte.
+func TestGeminiDeleteKept(t *testing.T) {
+	g := newGeminiWorld(t, nil, agenttest.Call("run_shell_command", map[string]any{"command": "rm -f notes.txt"}), agenttest.Say("cleaned"))
+	body := []byte("the person's notes\n\x00\xff and bytes that are not text\n")
+	agenttest.WriteFile(t, filepath.Join(g.h.Work, "notes.txt"), body)
+	if r := g.run(t, nil, "-p", "clean up", "--yolo"); r.Code != 0 {
+		t.Fatalf("gemini: %s", r)
+	}
+	g.checkKeptAndUndo(t, "run_shell_command", filepath.Join(g.h.Work, "notes.txt"), body)
 }

@@ -380,7 +380,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 			d.logger.Printf("undo: %v", err)
 			preq.Keep = nil
 			dec = pol.Decide(preq)
-			dec.Reason += " (agate could not keep a copy: " + keepWhy(err) + ")"
+			dec.Reason += " (agate could not keep a copy: " + undo.Why(err) + ")"
 			grantedConfined = nil
 		} else {
 			dec.Reason += keptNote(kept)
@@ -577,7 +577,7 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 		if len(dec.Keep) > 0 {
 			if kept, err := d.keep(ctx, r, dec.Keep, subject); err != nil {
 				d.logger.Printf("undo: %v", err)
-				resp.Reason += " (agate could not keep a copy: " + keepWhy(err) + ")"
+				resp.Reason += " (agate could not keep a copy: " + undo.Why(err) + ")"
 			} else {
 				resp.Kept = kept
 				resp.Reason += keptNote(kept)

@@ -2,17 +2,13 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/files/undo"
 	"github.com/agatehq/agate/app/machine"
-	"github.com/agatehq/agate/app/machine/profile"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -31,7 +27,7 @@ const undoPrune = 30 * time.Minute
 // that cannot be opened keeps nothing: the calls that would have kept a
 // copy ask, as without it.
 func (d *Daemon) openUndo(cfg *policy.Config) {
-	s, err := undo.Open(filepath.Join(d.paths.State, undo.Dir), undoLimits(cfg))
+	s, err := undo.Open(filepath.Join(d.paths.State, undo.Dir), machine.UndoLimits(cfg))
 	if err != nil {
 		d.logger.Printf("%v (nothing is kept: what git cannot give back asks)", err)
 		return
@@ -49,18 +45,9 @@ func (d *Daemon) setUndo(cfg *policy.Config) {
 	if d.undo == nil {
 		return
 	}
-	d.undo.SetLimits(undoLimits(cfg))
-	m := machine.SecretMatcher(profile.SecretPatterns(machine.Extra(cfg)))
+	d.undo.SetLimits(machine.UndoLimits(cfg))
+	m := machine.UndoSecret(cfg)
 	d.undoSecret.Store(&m)
-}
-
-// undoLimits are [undo]'s limits, in the store's units.
-func undoLimits(cfg *policy.Config) undo.Limits {
-	u := cfg.Undo
-	return undo.Limits{
-		MaxCall: int64(u.MaxCallMB) << 20, MaxTotal: int64(u.MaxTotalMB) << 20, MaxFiles: u.MaxFiles,
-		MaxAge: u.MaxAge.D(), MinFree: int64(u.MinFreeMB) << 20,
-	}
 }
 
 // Undo returns the store of kept copies, nil when nothing is kept.
@@ -74,43 +61,16 @@ func (d *Daemon) keepFor(cfg *policy.Config, r *api.DecideRequest) func(path, ro
 	if d.undo == nil || !cfg.Undo.Keep {
 		return nil
 	}
-	var (
-		files    int
-		bytes    int64
-		measured []string
-	)
+	budget := d.undo.Budget()
 	return func(path, root string) policy.KeepAnswer {
 		if d.sessions.owns(r.Agent, r.Session, path) {
 			return policy.KeepAnswer{OK: true, Owned: true}
 		}
-		for _, m := range measured {
-			if path == m || strings.HasPrefix(path, m+"/") {
-				return policy.KeepAnswer{OK: true} // counted with m
-			}
+		if err := budget.Take(path, root); err != nil {
+			return policy.KeepAnswer{Why: undo.Why(err)}
 		}
-		n, b, err := d.undo.Measure(path, root)
-		if err == nil {
-			err = d.undo.Fits(files+n, bytes+b)
-		}
-		if err != nil {
-			return policy.KeepAnswer{Why: keepWhy(err)}
-		}
-		files, bytes = files+n, bytes+b
-		measured = append(measured, path)
 		return policy.KeepAnswer{OK: true}
 	}
-}
-
-// keepWhy says in the popup's words why no copy can be kept.
-func keepWhy(err error) string {
-	var pe *fs.PathError
-	switch {
-	case errors.Is(err, undo.ErrSecret), errors.Is(err, undo.ErrSpecial), errors.Is(err, undo.ErrLimit), errors.Is(err, undo.ErrUnsupported):
-		return err.Error()
-	case errors.As(err, &pe):
-		return fmt.Sprintf("agate could not read %s (%v)", pe.Path, pe.Err)
-	}
-	return err.Error()
 }
 
 // keep keeps what the decision names before the call is answered allow.

@@ -68,6 +68,40 @@ func (s *Store) Fits(files int, bytes int64) error {
 	return nil
 }
 
+// Budget measures what one call's keeps hold against the limits
+// together: each path is walked once, and one below another already
+// taken is counted with it.
+type Budget struct {
+	s     *Store
+	files int
+	bytes int64
+	taken []string
+}
+
+// Budget returns an empty budget for one call's keeps.
+func (s *Store) Budget() *Budget { return &Budget{s: s} }
+
+// Take measures what path (in root) holds and reports whether it can be
+// kept along with what the budget holds already (Measure, then Fits); on
+// nil it is added.
+func (b *Budget) Take(path, root string) error {
+	for _, t := range b.taken {
+		if path == t || strings.HasPrefix(path, t+"/") {
+			return nil
+		}
+	}
+	n, size, err := b.s.Measure(path, root)
+	if err == nil {
+		err = b.s.Fits(b.files+n, b.bytes+size)
+	}
+	if err != nil {
+		return err
+	}
+	b.files, b.bytes = b.files+n, b.bytes+size
+	b.taken = append(b.taken, path)
+	return nil
+}
+
 // walk calls fn for path and, for a folder, everything below it, parents
 // first, following no link; rel is the path below path with slashes ("" for
 // path itself). It applies the checks every keep makes: secrets, special
@@ -232,4 +266,14 @@ func (k *keeper) file(p string, info fs.FileInfo, inPlace bool, n *Node) error {
 	}
 	n.How, n.Size = how, size
 	return nil
+}
+
+// Why says in a popup's words why no copy can be kept: the store's own
+// errors as they are, a file that could not be read named.
+func Why(err error) string {
+	var pe *fs.PathError
+	if !errors.Is(err, ErrSecret) && !errors.Is(err, ErrSpecial) && !errors.Is(err, ErrLimit) && !errors.Is(err, ErrUnsupported) && errors.As(err, &pe) {
+		return fmt.Sprintf("agate could not read %s (%v)", pe.Path, pe.Err)
+	}
+	return err.Error()
 }

@@ -18,3 +18,22 @@ type Moved struct{ Path, As string }
 
 // Failure is a kept path that was not put back.
 type Failure struct{ Path, Why string }
+
+// Lines says what the restore did, one line a path: put back, already
+// there, written beside, not put back and why.
+func (r *Result) Lines() []string {
+	var out []string
+	for _, p := range r.Put {
+		out = append(out, "put back  "+p)
+	}
+	for _, p := range r.Same {
+		out = append(out, "unchanged "+p+" (it is there as it was kept)")
+	}
+	for _, m := range r.Beside {
+		out = append(out, "beside    "+m.Path+": something else is there now, so the kept copy is at "+m.As)
+	}
+	for _, f := range r.Failed {
+		out = append(out, "not put back "+f.Path+": "+f.Why)
+	}
+	return out
+}
