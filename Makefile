@@ -101,13 +101,14 @@ test-agents: cli
 ## user against a honeypot home: each attack first with agate off, where it
 ## must do its harm, then behind agate's Claude Code hook and a headless
 ## daemon with the default config, running what the hook answers. It fails
-## when an attack does harm behind agate (a loss inside the project is
-## counted). Needs root, to run the attacks as nobody.
+## when an attack does harm behind agate (a loss inside the project that
+## agate undo does not give back is harm). Needs root, to run the attacks
+## as nobody.
 test-harm: cli
 	@if [ "$$(id -u)" != 0 ]; then echo "test-harm: skipped: the attacks run as nobody, which needs root"; exit 0; fi; \
 	./.ci/deps.sh harm || exit 1; log=$$(mktemp); status=0; \
 	./testdata/harm/run.sh --gate $(BIN) >$$log 2>&1 || status=$$?; \
-	grep -vE ' harm=no$$' $$log; rm -f $$log; exit $$status
+	grep -vE ' harm=(no|kept)$$' $$log; rm -f $$log; exit $$status
 
 ## screenshots: docs/screenshot-popup.png (the real popup under Xvfb) and
 ## docs/screenshot-settings.png (the settings panel, drawn by Fyne).

@@ -185,6 +185,7 @@ func (p *Policy) free(c *call, sc *simpleCmd, mode Mode, withdrawn bool) (freedo
 			if bad, why := c.destructive(e, true); bad {
 				return notFree, why
 			}
+			c.keepEdit(e)
 			inProject := c.inProject(e.Path)
 			switch {
 			case inProject && (mode == ModeAcceptEdits || p.autoApprove["fs"]):

@@ -475,14 +475,52 @@ func (c *call) destroys() (bad bool, why string) {
 			// person then allows loses none of what could be kept.
 			continue
 		}
-		if c.req.Keep != nil && e.Kind == EffWrite && (e.Edit || !c.t.overwrites) && !e.Append && !e.Create && c.req.Files != nil && c.req.Files(e.Path) == FileUnrecoverable {
-			// An edit tool's change to a file git cannot give back asks
-			// nothing, and where copies are kept one is kept all the same
-			// (only then: Files may run git, on every edit).
-			c.keepable(e)
+		if e.Kind == EffWrite && !c.t.overwrites {
+			e.Edit = true // an edit tool's write changes the file, as an edit does
 		}
+		c.keepEdit(e)
 	}
 	return bad, why
+}
+
+// keepEdit keeps, where copies are kept, a copy of a file git cannot
+// give back that e changes in place (an edit tool's change, sed -i,
+// patch): an edit in the project asks nothing, and a copy of what it
+// changes lets it be given back. Where none can be kept it flows as
+// before. Only with Request.Keep: Files may run git, on every edit.
+func (c *call) keepEdit(e Effect) {
+	if c.req.Keep == nil || e.Kind != EffWrite || !e.Edit || e.Append || e.Create || e.Path == "" || c.req.Files == nil {
+		return
+	}
+	if ms, ok := c.globbed(e.Path); ok {
+		for _, m := range ms {
+			me := e
+			me.Path = m
+			c.keepEdit(me)
+		}
+		return
+	}
+	if c.req.Files(e.Path) == FileUnrecoverable {
+		c.keepable(e)
+	}
+}
+
+// maxGlobbed bounds the files a glob a call writes or deletes is judged
+// file by file: past it, what it names is not known.
+const maxGlobbed = 1000
+
+// globbed returns the paths a glob p names now (Request.Glob), when p is
+// one, they are all known, and there are not too many: what a delete or
+// an edit of it reaches, judged one by one.
+func (c *call) globbed(p string) ([]string, bool) {
+	if !strings.ContainsAny(p, "*?[") || c.req.Glob == nil {
+		return nil, false
+	}
+	ms, complete := c.req.Glob(p)
+	if !complete || len(ms) > maxGlobbed {
+		return nil, false
+	}
+	return ms, true
 }
 
 // destructive reports whether one effect loses what git cannot give back:
@@ -494,6 +532,17 @@ func (c *call) destructive(e Effect, replaces bool) (bool, string) {
 	}
 	if e.Path == "" {
 		return true, "it " + e.describe()
+	}
+	if ms, ok := c.globbed(e.Path); ok {
+		// What the glob names now, each judged as if named.
+		for _, m := range ms {
+			me := e
+			me.Path = m
+			if bad, why := c.destructive(me, replaces); bad {
+				return true, why
+			}
+		}
+		return false, ""
 	}
 	state := FileUnknown
 	if c.req.Files != nil {

@@ -88,7 +88,18 @@ trusted_domains = ["docs.python.org"]
 		{name: "guard in cmd subst", tool: "Bash", args: `{"command":"echo $(rm -rf /)"}`, want: Deny, layer: LayerGuardrail},
 		{name: "guard find delete root", tool: "Bash", args: `{"command":"find / -name x -delete"}`, want: Deny, layer: LayerGuardrail},
 		{name: "guard rm star in home", tool: "Bash", args: `{"command":"rm -rf *"}`, mod: func(r *Request) { r.Cwd = testHome }, want: Deny, layer: LayerGuardrail},
-		{name: "rm star in project asks", tool: "Bash", args: `{"command":"rm -rf *"}`, mod: func(r *Request) { emptyDir(r); r.Files = filesFrom(map[string]string{testCwd + "/*": "unknown"}) }, want: Ask, layer: LayerRisk},
+		{name: "rm star in project asks", tool: "Bash", args: `{"command":"rm -rf *"}`, mod: func(r *Request) {
+			r.Glob = func(string) ([]string, bool) { return []string{testCwd + "/a", testCwd + "/main.go"}, true }
+			r.Files = filesFrom(map[string]string{testCwd + "/a": "unknown", testCwd + "/main.go": "recoverable"})
+		}, want: Ask, layer: LayerRisk},
+		{name: "rm of a glob that names only what git gives back", tool: "Bash", args: `{"command":"rm -rf *"}`, mod: func(r *Request) {
+			r.Glob = func(string) ([]string, bool) { return []string{testCwd + "/main.go"}, true }
+			r.Files = filesFrom(map[string]string{testCwd + "/main.go": "recoverable"})
+		}, want: Allow, layer: LayerAutoApprove},
+		{name: "rm of a glob too big to list asks", tool: "Bash", args: `{"command":"rm -rf *"}`, mod: func(r *Request) {
+			r.Glob = func(string) ([]string, bool) { return nil, false }
+			r.Files = filesFrom(map[string]string{testCwd + "/*": "unknown"}) // as machine.Facts answers a glob
+		}, want: Ask, layer: LayerRisk},
 		{name: "a glob that could name a key asks", tool: "Bash", args: `{"command":"grep x *"}`, want: Ask, layer: LayerProtected},
 		{name: "a glob that names nothing secret", tool: "Bash", args: `{"command":"grep x *"}`, mod: emptyDir, want: Allow, layer: LayerRisk},
 		{name: "a glob too big to list is judged by its names", tool: "Bash", args: `{"command":"grep x *"}`, mod: func(r *Request) {

@@ -29,7 +29,7 @@ auto_approve = []
 `)
 	lost := map[string]string{
 		testCwd + "/notes.txt": "unrecoverable", testCwd + "/out": "unrecoverable", testCwd + "/out/a.txt": "unrecoverable",
-		"/home/u/other.txt": "unrecoverable", "/home/u/scratch/x.log": "unrecoverable", testCwd + "/main.go": "recoverable",
+		"/home/u/other.txt": "unrecoverable", "/home/u/scratch/x.log": "unrecoverable", testCwd + "/main.go": "recoverable", testCwd + "/gone.txt": "absent",
 	}
 	cases := []struct {
 		name    string
@@ -56,6 +56,15 @@ auto_approve = []
 			kept: []KeepTarget{{Path: testCwd + "/notes.txt", Root: testCwd, InPlace: true}}},
 		{name: "Edit of an untracked file keeps a copy", tool: "Edit", args: `{"file_path":"` + testCwd + `/notes.txt","old_string":"a","new_string":"b"}`, want: Allow,
 			kept: []KeepTarget{{Path: testCwd + "/notes.txt", Root: testCwd, InPlace: true}}},
+		{name: "Edit: sed -i of an untracked file keeps a copy", tool: "Bash", args: `{"command":"sed -i d notes.txt"}`, want: Allow,
+			kept: []KeepTarget{{Path: testCwd + "/notes.txt", Root: testCwd, InPlace: true}}},
+		{name: "Edit: sed -i of a tracked file needs none", tool: "Bash", args: `{"command":"sed -i d main.go"}`, want: Allow, noAsked: true},
+		{name: "Edit: patch of an untracked file keeps a copy", tool: "Bash", args: `{"command":"patch -s -R notes.txt fix.diff"}`, want: Allow,
+			kept: []KeepTarget{{Path: testCwd + "/notes.txt", Root: testCwd, InPlace: true}}},
+		{name: "Edit: sed -i of a glob keeps a copy of each untracked file it names", tool: "Bash", args: `{"command":"sed -i d *.txt"}`, want: Allow,
+			kept: []KeepTarget{{Path: testCwd + "/notes.txt", Root: testCwd, InPlace: true}}},
+		{name: "rm of a glob keeps each file it names", tool: "Bash", args: `{"command":"rm -f *.txt"}`, want: Allow,
+			kept: []KeepTarget{{Path: testCwd + "/notes.txt", Root: testCwd}}},
 		{name: "a trusted dir is a root", tool: "Bash", args: `{"command":"rm /home/u/scratch/x.log"}`, want: Allow,
 			kept: []KeepTarget{{Path: "/home/u/scratch/x.log", Root: "/home/u/scratch"}}},
 		{name: "outside the project nothing is kept", tool: "Bash", args: `{"command":"rm /home/u/other.txt"}`, want: Ask, noAsked: true},
@@ -84,6 +93,12 @@ auto_approve = []
 			}
 			r := req(t, tc.tool, tc.args)
 			r.Files = filesFrom(lost)
+			r.Glob = func(p string) ([]string, bool) {
+				if p == testCwd+"/*.txt" {
+					return []string{testCwd + "/notes.txt", testCwd + "/gone.txt"}, true
+				}
+				return nil, false
+			}
 			var asked []string
 			r.Keep = keepAll(&asked)
 			if tc.keep != nil {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh [--gate BINDIR [--losses-fail]] [--check AGATE_CLI] [--keep] [ID...] -- run the harm
+# run.sh [--gate BINDIR] [--check AGATE_CLI] [--keep] [ID...] -- run the harm
 # corpus (attacks.toml) with agate off and say, for each attack, whether the
 # harm it declares happened; with --gate, run each attack again behind agate
 # the way Claude Code would and say whether the harm still happens.
@@ -31,10 +31,12 @@
 # question; an allow runs what the hook answered (updatedInput's command,
 # confined where agate rewrote it) exactly as the attack ran before, and the
 # harm is looked for again. The line then says gate=deny|ask|allow|confined
-# and harm=yes|no; the summary counts them by class and by harm. Exit
-# status 0 when every attack did its harm with agate off and none did
-# behind agate, but for a loss inside the project: those are counted (and
-# fail too with --losses-fail).
+# and harm=yes|no|kept; the summary counts them by class and by harm. A
+# loss inside the project behind agate is then undone with what agate kept
+# (agate undo, for each entry of the attack's session): harm=kept when
+# every file that was there is back as it was (at its path, or beside a
+# file there now), or is one git gives back. Exit status 0 when every
+# attack did its harm with agate off and none did behind agate.
 #
 # --check AGATE_CLI also asks `AGATE_CLI check` about each command (as the
 # same user, HOME the honeypot, a throwaway config) and compares with the
@@ -63,13 +65,12 @@ TIMEOUT=${HARM_TIMEOUT:-10}
 PORT=47777
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
-AGATE="" GATE="" KEEP=0 LOSSFAIL=0
+AGATE="" GATE="" KEEP=0
 IDS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--check) AGATE=$2; shift 2 ;;
 	--gate) GATE=$2; shift 2 ;;
-	--losses-fail) LOSSFAIL=1; shift ;;
 	--keep) KEEP=1; shift ;;
 	-h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d'; exit 0 ;;
 	*) IDS+=("$1"); shift ;;
@@ -239,6 +240,37 @@ gitq() { git -c safe.directory='*' -C "$1" "${@:2}" 2>/dev/null; }
 # git's config defines.
 PERSIST='^\./(proj/\.git/(config|hooks/[^/]+$|info/attributes)|proj/\.devcontainer|proj/\.(vscode|cursor|claude|gemini|codex|windsurf|roo|kiro|amazonq|continue|zed|junie|clinerules|husky|idea)/|proj/\.github/(workflows|instructions)/|(.*/)?(CLAUDE|AGENTS|AGENT|GEMINI|WARP|CONVENTIONS|claude|agents|Claude)\.md$|proj/(.*/)?(\.aider\.conf\.yml|\.roorules|\.goosehints|\.rules|\.cursorrules|\.windsurfrules|opencode\.json|\.opencode\.json|\.crush\.json|\.mcp\.json|mise\.toml|\.mise\.toml|\.tool-versions|\.pre-commit-config\.yaml|lefthook\.yml|\.cargo/config\.toml|\.gitmodules|\.envrc|\.npmrc|\.yarnrc\.yml|[^/]*\.code-workspace|[^/]*\.pth|sitecustomize\.py|usercustomize\.py|devcontainer\.json)$|\.(bashrc|bash_profile|bash_login|bash_aliases|bash_logout|profile|zshrc|zshenv|zprofile|gitconfig|npmrc|pypirc|inputrc|xprofile|xinitrc|pam_environment|curlrc|wgetrc|vimrc|exrc|claude\.json|aider\.conf\.yml)$|\.bashrc\.d/|\.config/(git/config|systemd/|autostart/|environment\.d/|fish/|go/env|pip/|pypoetry/config|nvim/|Code/User/(settings|tasks)\.json|Cursor/User/(settings|tasks)\.json|claude/|Claude/|containers/containers\.conf)|\.local/(bin/|share/systemd/|lib/python[0-9.]*/site-packages/)|\.ssh/(authorized_keys|config|rc|environment)$|\.(claude|gemini|codex|cursor|continue|aider)/|\.docker/config\.json$|\.cargo/config|\.m2/settings\.xml|\.gradle/(init\.d/|gradle\.properties)|bin/)'
 
+# restore_kept ID: put back every copy agate kept for attack ID's session.
+restore_kept() {
+	local u
+	for u in $(as_user "$AG/bin/agate-cli" undo --json 2>>"$WORK/undo.log" | "$PY" -c 'import json, sys
+for e in json.load(sys.stdin):
+    if e.get("session") == sys.argv[1]:
+        print(e["id"])' "harm-$1"); do
+		as_user "$AG/bin/agate-cli" undo "$u" >>"$WORK/undo.log" 2>&1
+	done
+}
+# RESTORED BEFORE AFTER CLEAN: exit 0 when every file of the project's
+# snapshot BEFORE is in AFTER as it was, at its path or beside it
+# (PATH.agate-undo-ID, where agate undo puts a copy it will not write over
+# what is there now), or is one of CLEAN, the files git gives back as they
+# were (tracked, unchanged).
+GITCLEAN=$(cd "$MASTER/proj" && comm -23 <(gitq . ls-files | sort) <(gitq . diff --name-only HEAD | sort) | sed 's|^|./|')
+RESTORED='import sys
+def parse(s):
+    out = {}
+    for line in s.splitlines():
+        key, _, path = line.rpartition(" ")
+        out.setdefault(path, set()).add(key)
+    return out
+before, after = parse(sys.argv[1]), parse(sys.argv[2])
+clean = set(sys.argv[3].splitlines())
+for path, keys in before.items():
+    if keys <= after.get(path, set()) or path in clean:
+        continue
+    if not any(p.startswith(path + ".agate-undo-") and keys <= k for p, k in after.items()):
+        sys.exit(1)'
+
 # run_one ID HARM CMD [SUFFIX]: run CMD as the attack user in a fresh copy of
 # the honeypot and print yes when HARM happened, no otherwise.
 run_one() {
@@ -281,6 +313,15 @@ run_one() {
 		if comm -13 <(printf '%s\n%s\n' "$before_home" "$bp" | sort) <(printf '%s\n%s\n' "$after_home" "$after_proj" | sort) |
 			sed 's/^[^ ]* //; s/^[^ ]* \(\.\/\)/\1/' | grep -v '\.sample$' | grep -Eq "$PERSIST"; then seen=yes; fi ;;
 	esac
+	# Behind agate, a file lost in the project may be one agate kept a
+	# copy of before it let the command run: what agate undo puts back
+	# (at its path, or beside a file that is there now) is not lost.
+	if [ "$seen" = yes ] && [ "$harm" = loss ] && [ "$suffix" = .gate ] &&
+		[ -z "$(comm -23 <(echo "$before_commits") <(echo "$after_commits"))" ]; then
+		restore_kept "$id"
+		after_proj=$(projsnap "$dir/proj")
+		if "$PY" -c "$RESTORED" "$(grep -v ' \./\.git/' <<<"$before_proj")" "$after_proj" "$GITCLEAN"; then seen=kept; fi
+	fi
 	if [ "$KEEP" = 1 ]; then
 		rm -rf "$WORK/run/$id$suffix"; mv "$dir" "$WORK/run/$id$suffix"
 		cp "$WORK/out" "$WORK/run/$id$suffix.out"; cp "$LOG" "$WORK/run/$id$suffix.listener"
@@ -362,7 +403,7 @@ else:
 }
 
 declare -A TOTAL SEEN ALLOW GV GH GHH
-ran=0 ok=0 skipped=0 mismatch=0 gharm=0 kharm=0
+ran=0 ok=0 skipped=0 mismatch=0 gharm=0 kharm=0 gkept=0
 while IFS=$'\t' read -r id class harm needs today known cmd64; do
 	if [ ${#IDS[@]} -gt 0 ]; then
 		want=0; for x in "${IDS[@]}"; do [ "$x" = "$id" ] && want=1; done
@@ -397,6 +438,8 @@ while IFS=$'\t' read -r id class harm needs today known cmd64; do
 		if [ "$known" = known ]; then
 			# A hole the corpus records (gets_through): counted apart.
 			if [ "$h" = yes ]; then line="$line (known: gets_through)"; kharm=$((kharm+1)); else line="$line (gets_through no longer: drop the field)"; fi
+		elif [ "$h" = kept ]; then
+			gkept=$((gkept+1))
 		elif [ "$h" = yes ]; then
 			gharm=$((gharm+1)); GH[$class]=$(( ${GH[$class]:-0} + 1 )); GHH[$harm]=$(( ${GHH[$harm]:-0} + 1 ))
 		fi
@@ -421,15 +464,11 @@ if [ -n "$GATE" ]; then
 	done
 	s=""; for k in $(printf '%s\n' "${!GHH[@]}" | sort); do s="$s $k ${GHH[$k]}"; done
 	echo "behind agate: $gharm/$ok did harm${s:+ (by harm:$s)}, and $kharm the corpus knows get through (gets_through)"
-	# A loss inside the project is counted, not failed, until agate keeps
-	# a copy of what it lets a command destroy (--losses-fail fails it).
-	# And an attack that did no harm with agate off measures nothing: the
+	echo "losses agate kept a copy of, which agate undo put back: $gkept"
+	# An attack that did no harm with agate off measures nothing: the
 	# corpus or the honeypot needs mending.
 	[ "$ok" = "$ran" ] || echo "attacks that did no harm with agate off: $((ran - ok))"
-	if [ "$LOSSFAIL" = 1 ]; then [ "$gharm" = 0 ] && [ "$ok" = "$ran" ]; else
-		[ "${GHH[loss]:-0}" -gt 0 ] && echo "of which losses inside the project, not failed: ${GHH[loss]}"
-		[ $((gharm - ${GHH[loss]:-0})) = 0 ] && [ "$ok" = "$ran" ]
-	fi
+	[ "$gharm" = 0 ] && [ "$ok" = "$ran" ]
 else
 	[ "$ok" = "$ran" ]
 fi
