@@ -55,3 +55,31 @@ func TestActivityRestore(t *testing.T) {
 		d.Close()
 	})
 }
+
+// TestKeptNotice: a large delete that ran unasked is told, with the way
+// back; a small one, or one a person allowed, is not.
+func TestKeptNotice(t *testing.T) {
+	ev := func(by api.Answerer, files int, bytes int64) api.Event {
+		return api.Event{Type: "decision", Agent: "codex", Subject: "rm -rf data",
+			Decision: &api.DecideResponse{Decision: policy.Allow, By: by, Kept: &api.Kept{ID: "0badcafe", Files: files, Bytes: bytes}}}
+	}
+	for _, c := range []struct {
+		name string
+		ev   api.Event
+		want bool
+	}{
+		{"many files", ev(api.ByPolicy, 5000, 1<<20), true},
+		{"many bytes", ev(api.ByPolicy, 3, 200<<20), true},
+		{"small", ev(api.ByPolicy, 3, 1<<20), false},
+		{"a person allowed it", ev(api.ByPerson, 5000, 1<<20), false},
+		{"nothing kept", api.Event{Type: "decision", Decision: &api.DecideResponse{Decision: policy.Allow}}, false},
+	} {
+		title, body, ok := keptNotice(c.ev)
+		if ok != c.want {
+			t.Errorf("%s: notice %v, want %v", c.name, ok, c.want)
+		}
+		if ok && (!strings.Contains(body, "agate undo 0badcafe") || !strings.Contains(title, "codex")) {
+			t.Errorf("%s: %q / %q", c.name, title, body)
+		}
+	}
+}

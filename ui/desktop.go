@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"log"
 	"sync/atomic"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/daemon"
+	"github.com/agatehq/agate/app/files/undo"
 	"github.com/agatehq/agate/assets"
 )
 
@@ -87,6 +89,14 @@ func (u *Desktop) drain(ctx context.Context, ch <-chan api.Event) {
 			switch ev.Type {
 			case "config", "approval.requested", "approval.granted", "approval.denied", "approval.expired", "secret.leaked", "secret.rotated":
 				u.refreshTray()
+			case "decision":
+				if title, body, ok := keptNotice(ev); ok && u.Prompter.notify != nil {
+					go func() {
+						if err := u.Prompter.notify(title, body); err != nil {
+							u.logf("notification: %v", err)
+						}
+					}()
+				}
 			}
 			if s := u.settings.Load(); s != nil {
 				s.event(ev)
@@ -163,4 +173,24 @@ func (u *Desktop) report(err error) {
 	}
 	u.logf("%v", err)
 	u.Settings().ShowError(err)
+}
+
+// A delete this large that ran unasked is told in a notification: the
+// person may want to know where it went.
+const (
+	largeKeepBytes = 64 << 20
+	largeKeepFiles = 1000
+)
+
+// keptNotice is the notification for a decision that let a large delete
+// or overwrite run unasked, with a copy kept: what, and how to undo it.
+func keptNotice(ev api.Event) (title, body string, ok bool) {
+	d := ev.Decision
+	if d == nil || d.Kept == nil || d.By == api.ByPerson || d.Kept.Bytes < largeKeepBytes && d.Kept.Files < largeKeepFiles {
+		return "", "", false
+	}
+	k := d.Kept
+	title = fmt.Sprintf("agate: %s deleted or overwrote %d files (%s)", orUnknown(ev.Agent), k.Files, undo.Size(k.Bytes))
+	body = fmt.Sprintf("%s\nA copy is kept: agate undo %s, or Restore in Activity.", ellipsis(ev.Subject, 160), k.ID)
+	return title, body, true
 }

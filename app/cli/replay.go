@@ -37,6 +37,8 @@ func cmdReplay(ctx context.Context, e *Env, args []string) error {
 	noFacts := fs.Bool("no-facts", false, "judge without looking at the disk (what git could give back, what a glob names)")
 	all := fs.Bool("all", false, "print every call, not only those that change or that a remembered answer lets through")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	keep := fs.String("keep", "config", "whether agate keeps a copy of what a call deletes or overwrites, as the daemon does, taking the store to have room: "+
+		"config ([undo] keep), on or off; with --no-facts on takes every such file to be one git cannot give back (the worst case, which keeping allows)")
 	confine := fs.String("confine", "config", "whether what the sandbox can hold runs confined, as where agate rewrites the agent's calls and bwrap or Landlock works: "+
 		"config ([sandbox] confine_unasked), on or off")
 	pos, err := parseFlags(fs, args)
@@ -101,6 +103,26 @@ func cmdReplay(ctx context.Context, e *Env, args []string) error {
 		f := machine.NewFacts()
 		o.Facts = func(r *policy.Request) {
 			r.Resolve, r.Glob, r.Files, r.Repo, r.ReadPatch = machine.ResolvePath, machine.Glob, f.Files, f.Repo, f.ReadPatch
+		}
+	}
+	switch *keep {
+	case "config", "on", "off":
+	default:
+		return usagef("--keep: want config, on or off, not %q", *keep)
+	}
+	if *keep == "on" || *keep == "config" && pol.Config().Undo.Keep {
+		// What the daemon keeps, taken to fit its limits: replay keeps
+		// nothing, and the recorded sessions' files are not here to
+		// measure. Without the disk's facts every file a call destroys is
+		// taken as one git cannot give back.
+		facts := o.Facts
+		o.Facts = func(r *policy.Request) {
+			if facts != nil {
+				facts(r)
+			} else {
+				r.Files = func(string) policy.FileState { return policy.FileUnrecoverable }
+			}
+			r.Keep = func(string, string) policy.KeepAnswer { return policy.KeepAnswer{OK: true} }
 		}
 	}
 	// Each project's overlay, as the daemon applies it.

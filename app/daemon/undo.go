@@ -12,14 +12,6 @@ import (
 	"github.com/agatehq/agate/policy"
 )
 
-// largeKeep is the size of a keep past which the tray says so: a call
-// that deleted this much ran unasked, and the person may want to know
-// where it went.
-const (
-	largeKeepBytes = 64 << 20
-	largeKeepFiles = 1000
-)
-
 // undoPrune is how often kept copies past [undo] max_age go.
 const undoPrune = 30 * time.Minute
 
