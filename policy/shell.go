@@ -143,6 +143,13 @@ type shellCtx struct {
 	stdinFile      string
 	stdinText      string
 	stdinTextKnown bool
+	// top are the statements that run in the command's own shell, one
+	// after another (not in a pipe, a subshell or a substitution), and
+	// own the variables such a statement set before: their expansion
+	// later in the command is what the command put there, not the
+	// environment's.
+	top map[*syntax.Stmt]bool
+	own map[string]bool
 }
 
 // lastStmt is the statement of a pipeline's left side whose output feeds
@@ -314,6 +321,26 @@ func (sh *shellCtx) parse(src string, depth int) {
 		sh.fail(fmt.Errorf("the command does not parse: %v", err))
 		return
 	}
+	sh.top = map[*syntax.Stmt]bool{}
+	var topOf func(st *syntax.Stmt)
+	topOf = func(st *syntax.Stmt) {
+		if st.Background || st.Coprocess {
+			return
+		}
+		if b, ok := st.Cmd.(*syntax.BinaryCmd); ok {
+			if b.Op == syntax.AndStmt || b.Op == syntax.OrStmt {
+				topOf(b.X)
+				topOf(b.Y)
+			}
+			return
+		}
+		sh.top[st] = true
+	}
+	if depth == 0 {
+		for _, st := range f.Stmts {
+			topOf(st)
+		}
+	}
 	// A call of a function the command defines runs the function, not
 	// the catalog's program of that name; the function's body is read
 	// where it is written. Each command on the right of a pipe is noted
@@ -443,14 +470,15 @@ func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
 	if from := sh.feeds[st]; from != nil {
 		sh.stdinPaths = sh.pathsFrom(from)
 	}
-	secretVars := credentialParams(st)
+	secretVars := credentialParams(st, sh.own)
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
 		assign := sh.assigns(cmd.Assigns)
 		if len(cmd.Args) == 0 {
 			if len(redirs) > 0 || len(cmd.Assigns) > 0 {
-				sh.pseudo(src, st, redirs, assign)
+				sh.pseudo(src, st, redirs, append(assign, secretVars...))
 			}
+			sh.owns(st, cmd.Assigns)
 			return
 		}
 		words, lits, globs, ok := sh.expandWords(cmd.Args)
@@ -466,7 +494,11 @@ func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
 				effs = append(effs, Effect{Kind: EffSecret, What: cmd.Variant.Value + " prints variables, credentials included"})
 			}
 		}
-		sh.pseudo(src, st, redirs, effs)
+		sh.pseudo(src, st, redirs, append(effs, secretVars...))
+		switch cmd.Variant.Value {
+		case "export", "declare", "typeset", "local":
+			sh.owns(st, cmd.Args)
+		}
 	case *syntax.ArithmCmd, *syntax.LetClause, *syntax.TestClause:
 		sh.pseudo(src, st, redirs, nil)
 	default:
@@ -476,12 +508,36 @@ func (sh *shellCtx) stmt(src string, st *syntax.Stmt, depth int) {
 	}
 }
 
+// owns notes the variables a statement of the command's own shell sets
+// (TOKEN=$(curl ... /login), export TOKEN=...): what they hold is the
+// command's, judged where it is set.
+func (sh *shellCtx) owns(st *syntax.Stmt, as []*syntax.Assign) {
+	if !sh.top[st] {
+		return
+	}
+	for _, a := range as {
+		if a.Name != nil && !a.Append && a.Index == nil {
+			if sh.own == nil {
+				sh.own = map[string]bool{}
+			}
+			sh.own[a.Name.Value] = true
+		}
+	}
+}
+
 // credentialParams are the secret reads of a statement's own words: an
 // expansion of a variable whose name says it holds a credential ($OPENAI_API_KEY,
-// ${GITHUB_TOKEN}) prints or passes on that credential.
-func credentialParams(st *syntax.Stmt) []Effect {
-	call, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok {
+// ${GITHUB_TOKEN}) prints or passes on that credential, unless the
+// command set it itself (own).
+func credentialParams(st *syntax.Stmt, own map[string]bool) []Effect {
+	var assigns []*syntax.Assign
+	var args []*syntax.Word
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		assigns, args = c.Assigns, c.Args
+	case *syntax.DeclClause:
+		assigns = c.Args
+	default:
 		return nil
 	}
 	var out []Effect
@@ -489,17 +545,17 @@ func credentialParams(st *syntax.Stmt) []Effect {
 	check := func(n syntax.Node) bool {
 		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil {
 			name := pe.Param.Value
-			if !seen[name] && credentialVar(name) {
+			if !seen[name] && !own[name] && credentialVar(name) {
 				seen[name] = true
 				out = append(out, Effect{Kind: EffSecret, What: "it expands $" + name + ", a credential"})
 			}
 		}
 		return true
 	}
-	for _, w := range call.Args {
+	for _, w := range args {
 		syntax.Walk(w, check)
 	}
-	for _, a := range call.Assigns {
+	for _, a := range assigns {
 		if a.Value != nil {
 			syntax.Walk(a.Value, check)
 		}
