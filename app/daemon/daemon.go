@@ -342,8 +342,9 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		Files:       d.facts.Files,
 		Repo:        d.facts.Repo,
 		ReadPatch:   d.facts.ReadPatch,
-		Keep:        d.keepFor(st.cfg, r),
 	}
+	var budget *undo.Budget
+	preq.Keep, budget = d.keepFor(st.cfg, r)
 	if mc != nil {
 		preq.MCP = mc.tool()
 	}
@@ -376,7 +377,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	var kept *api.Kept
 	if dec.Verdict == policy.Allow && len(dec.Keep) > 0 {
 		var err error
-		if kept, err = d.keep(ctx, r, dec.Keep, subject); err != nil {
+		if kept, err = d.keep(ctx, r, budget, dec.Keep, subject); err != nil {
 			d.logger.Printf("undo: %v", err)
 			preq.Keep = nil
 			dec = pol.Decide(preq)
@@ -575,7 +576,7 @@ func (d *Daemon) ask(ctx context.Context, r *api.DecideRequest, snap snapshot, p
 		// What can be kept of what it destroys is kept: the person saw
 		// why it asked, and a copy of the rest costs them nothing.
 		if len(dec.Keep) > 0 {
-			if kept, err := d.keep(ctx, r, dec.Keep, subject); err != nil {
+			if kept, err := d.keep(ctx, r, nil, dec.Keep, subject); err != nil {
 				d.logger.Printf("undo: %v", err)
 				resp.Reason += " (agate could not keep a copy: " + undo.Why(err) + ")"
 			} else {

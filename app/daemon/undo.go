@@ -49,9 +49,9 @@ func (d *Daemon) Undo() *undo.Store { return d.undo }
 // made itself and left as it was needs no copy; any other is measured,
 // and all the call's copies together must fit the limits. nil, so that
 // such calls ask, where nothing is kept.
-func (d *Daemon) keepFor(cfg *policy.Config, r *api.DecideRequest) func(path, root string) policy.KeepAnswer {
+func (d *Daemon) keepFor(cfg *policy.Config, r *api.DecideRequest) (func(path, root string) policy.KeepAnswer, *undo.Budget) {
 	if d.undo == nil || !cfg.Undo.Keep {
-		return nil
+		return nil, nil
 	}
 	budget := d.undo.Budget()
 	return func(path, root string) policy.KeepAnswer {
@@ -62,13 +62,14 @@ func (d *Daemon) keepFor(cfg *policy.Config, r *api.DecideRequest) func(path, ro
 			return policy.KeepAnswer{Why: undo.Why(err)}
 		}
 		return policy.KeepAnswer{OK: true}
-	}
+	}, budget
 }
 
-// keep keeps what the decision names before the call is answered allow.
-// It fails only if nothing was kept: then the call must not run on the
-// promise of a copy.
-func (d *Daemon) keep(ctx context.Context, r *api.DecideRequest, targets []policy.KeepTarget, subject string) (*api.Kept, error) {
+// keep keeps what the decision names before the call is answered allow,
+// from what the decision's budget walked (nil: walked now). It fails only
+// if nothing was kept: then the call must not run on the promise of a
+// copy.
+func (d *Daemon) keep(ctx context.Context, r *api.DecideRequest, budget *undo.Budget, targets []policy.KeepTarget, subject string) (*api.Kept, error) {
 	if d.undo == nil {
 		return nil, undo.ErrUnsupported
 	}
@@ -76,7 +77,14 @@ func (d *Daemon) keep(ctx context.Context, r *api.DecideRequest, targets []polic
 	for i, t := range targets {
 		ts[i] = undo.Target{Path: t.Path, Root: t.Root, InPlace: t.InPlace}
 	}
-	e, err := d.undo.Keep(ctx, undo.Meta{Agent: r.Agent, Session: r.Session, Tool: r.Tool, Subject: subject}, ts)
+	meta := undo.Meta{Agent: r.Agent, Session: r.Session, Tool: r.Tool, Subject: subject}
+	var e *undo.Entry
+	var err error
+	if budget != nil {
+		e, err = budget.Keep(ctx, meta, ts)
+	} else {
+		e, err = d.undo.Keep(ctx, meta, ts)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -352,8 +352,10 @@ serve() { # (re)start the daemon and wait until it answers
 	[ -n "$DPID" ] && kill -0 "$DPID" 2>/dev/null && return
 	[ -n "$DPID" ] && echo "run.sh: agate's daemon had stopped; restarting it" >&2
 	[ -d "$HOMEDIR" ] || { cp -a "$MASTER" "$HOMEDIR"; }
+	# Its own cache (the sandbox's probe, confined builds' caches) is
+	# outside the home each attack's copy replaces, which it would race.
 	(cd / && exec setpriv --reuid="$RUID" --regid="$RGID" --clear-groups env -i HOME="$HOMEDIR" "${ENV_BASE[@]}" "${AGENV[@]}" \
-		"$AG/bin/agate-cli" serve) >>"$AG/serve.log" 2>&1 & DPID=$!
+		XDG_CACHE_HOME="$AG/cache" "$AG/bin/agate-cli" serve) >>"$AG/serve.log" 2>&1 & DPID=$!
 	for _ in $(seq 100); do [ -S "$AG/run/agate.sock" ] && break; sleep 0.1; done
 	[ -S "$AG/run/agate.sock" ] || { echo "run.sh: agate's daemon did not start:" >&2; tail -5 "$AG/serve.log" >&2; exit 2; }
 }
@@ -364,10 +366,10 @@ if [ -n "$GATE" ]; then
 	for b in agate-cli agate-hook; do
 		[ -x "$GATE/$b" ] || { echo "run.sh: --gate $GATE: no $b there (make cli builds it)" >&2; exit 2; }
 	done
-	mkdir -p "$AG/bin" "$AG/state" "$AG/run"
+	mkdir -p "$AG/bin" "$AG/state" "$AG/run" "$AG/cache"
 	cp "$GATE/agate-cli" "$GATE/agate-hook" "$AG/bin/" && chmod 755 "$AG/bin" "$AG/bin/"*
 	echo "# agate as it ships: every key at its default" > "$AG/config.toml" && chmod 600 "$AG/config.toml"
-	chown -R "$RUID:$RGID" "$AG/state" "$AG/run" "$AG/config.toml" && chmod 700 "$AG/state" "$AG/run"
+	chown -R "$RUID:$RGID" "$AG/state" "$AG/run" "$AG/cache" "$AG/config.toml" && chmod 700 "$AG/state" "$AG/run" "$AG/cache"
 	serve
 fi
 # gate ID CMD: hand CMD to agate's Claude Code hook as the attack user, in a

@@ -17,6 +17,7 @@ func deviceOf(string) (uint64, error)            { return 0, ErrUnsupported }
 func soleLink(fs.FileInfo, uint64) bool          { return false }
 func hardLink(string, string, fs.FileInfo) error { return ErrUnsupported }
 func freeSpace(string) (int64, error)            { return 0, ErrUnsupported }
+func openBlob(string) (*os.File, error)          { return nil, ErrUnsupported }
 func syncDir(string)                             {}
 func cloneOrCopy(string, string, fs.FileInfo, int64) (string, int64, error) {
 	return "", 0, ErrUnsupported

@@ -39,19 +39,26 @@ func soleLink(info fs.FileInfo, dev uint64) bool {
 	return st != nil && st.Nlink == 1 && uint64(st.Dev) == dev
 }
 
-// hardLink links blob to the file at p, and makes sure it is the file
-// info saw (not one put there since, nor a link): otherwise it removes
-// blob and fails.
+// hardLink links blob to what is at p now, which the walk saw as the
+// regular file info. It does not look again: what it linked is checked
+// when the entry is sealed and when it is restored, where a kept file
+// that is not a regular file of the size and time the walk saw (one put
+// there since, or a link: linkat does not follow it) is never put back.
 func hardLink(p, blob string, info fs.FileInfo) error {
-	if err := unix.Linkat(unix.AT_FDCWD, p, unix.AT_FDCWD, blob, 0); err != nil {
-		return err
+	return unix.Linkat(unix.AT_FDCWD, p, unix.AT_FDCWD, blob, 0)
+}
+
+// openBlob opens a kept file for reading, never through a link.
+func openBlob(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
 	}
-	got, err := os.Lstat(blob)
-	if err == nil && os.SameFile(got, info) && got.Mode().IsRegular() {
-		return nil
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", p)
 	}
-	os.Remove(blob)
-	return fmt.Errorf("%s changed while it was kept", p)
+	return f, nil
 }
 
 // cloneOrCopy makes blob a copy of the regular file at p (the file info

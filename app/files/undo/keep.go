@@ -28,8 +28,16 @@ type Meta struct {
 // ErrSecret at a file or folder Secret names, ErrSpecial at anything
 // that is not a file, a folder or a link.
 func (s *Store) Measure(path, root string) (files int, bytes int64, err error) {
+	return s.measure(path, root, nil)
+}
+
+// measure is Measure, handing each thing walked to saw.
+func (s *Store) measure(path, root string, saw func(walked)) (files int, bytes int64, err error) {
 	lim := s.Limits()
 	err = s.walk(path, root, func(p, rel string, info fs.FileInfo) error {
+		if saw != nil {
+			saw(walked{p: p, rel: rel, info: info})
+		}
 		if info.Mode().IsRegular() {
 			files++
 			bytes += info.Size()
@@ -76,6 +84,13 @@ type Budget struct {
 	files int
 	bytes int64
 	taken []string
+	walks map[string][]walked // what Take saw of each path, for Keep
+}
+
+// walked is one file, folder or link a walk saw.
+type walked struct {
+	p, rel string
+	info   fs.FileInfo
 }
 
 // Budget returns an empty budget for one call's keeps.
@@ -90,7 +105,8 @@ func (b *Budget) Take(path, root string) error {
 			return nil
 		}
 	}
-	n, size, err := b.s.Measure(path, root)
+	var seen []walked
+	n, size, err := b.s.measure(path, root, func(w walked) { seen = append(seen, w) })
 	if err == nil {
 		err = b.s.Fits(b.files+n, b.bytes+size)
 	}
@@ -99,7 +115,17 @@ func (b *Budget) Take(path, root string) error {
 	}
 	b.files, b.bytes = b.files+n, b.bytes+size
 	b.taken = append(b.taken, path)
+	if b.walks == nil {
+		b.walks = map[string][]walked{}
+	}
+	b.walks[path] = seen
 	return nil
+}
+
+// Keep keeps targets as Store.Keep does, taking what Take saw of a path
+// rather than walking it again: the decision's walk is the keep's.
+func (b *Budget) Keep(ctx context.Context, meta Meta, targets []Target) (*Entry, error) {
+	return b.s.keep(ctx, meta, targets, b.walks)
 }
 
 // walk calls fn for path and, for a folder, everything below it, parents
@@ -147,6 +173,11 @@ func (s *Store) walk(path, root string, fn func(p, rel string, info fs.FileInfo)
 // it is synced and offered. Any failure keeps nothing: the call must not
 // then run on the promise of a copy.
 func (s *Store) Keep(ctx context.Context, meta Meta, targets []Target) (*Entry, error) {
+	return s.keep(ctx, meta, targets, nil)
+}
+
+// keep is Keep, with what a budget's walks saw of some targets.
+func (s *Store) keep(ctx context.Context, meta Meta, targets []Target, walks map[string][]walked) (*Entry, error) {
 	if !supported {
 		return nil, ErrUnsupported
 	}
@@ -176,7 +207,7 @@ func (s *Store) Keep(ctx context.Context, meta Meta, targets []Target) (*Entry, 
 			return nil, err
 		}
 		item := Item{Path: t.Path, Root: t.Root}
-		err := s.walk(t.Path, t.Root, func(p, rel string, info fs.FileInfo) error {
+		each := func(p, rel string, info fs.FileInfo) error {
 			n := Node{Rel: rel, Mode: info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), MTime: info.ModTime()}
 			switch {
 			case info.IsDir():
@@ -201,7 +232,17 @@ func (s *Store) Keep(ctx context.Context, meta Meta, targets []Target) (*Entry, 
 			}
 			item.Nodes = append(item.Nodes, n)
 			return nil
-		})
+		}
+		var err error
+		if seen, ok := walks[t.Path]; ok {
+			for _, w := range seen {
+				if err = each(w.p, w.rel, w.info); err != nil {
+					break
+				}
+			}
+		} else {
+			err = s.walk(t.Path, t.Root, each)
+		}
 		if errors.Is(err, fs.ErrNotExist) && len(item.Nodes) == 0 {
 			continue // gone already: nothing to lose
 		}

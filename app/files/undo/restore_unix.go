@@ -254,7 +254,7 @@ func (r *restorer) record(abs, parent, at string, beside bool) {
 // write makes tmp in the folder pfd a copy of the kept blob, checked
 // against its hash, with the kept mode and time, synced.
 func (r *restorer) write(pfd int, tmp, blob, sum string, n Node) error {
-	src, err := os.Open(blob)
+	src, err := openBlob(blob)
 	if err != nil {
 		return err
 	}

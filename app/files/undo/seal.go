@@ -65,7 +65,7 @@ func (s *Store) sealEntry(id string) {
 // hashBlob returns the SHA-256 of a kept file, and false when it is not
 // as kept: another size or modification time, before or after reading.
 func hashBlob(p string, n *Node) (string, bool) {
-	f, err := os.Open(p)
+	f, err := openBlob(p)
 	if err != nil {
 		return "", false
 	}

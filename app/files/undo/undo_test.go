@@ -383,3 +383,70 @@ func TestEntryCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepSwappedForLink: a file swapped for a link between the walk that
+// measured it and the keep (an agent racing agate to have it keep a link
+// to a secret) is kept as what linkat made, a link, and never put back:
+// neither the seal nor a restore reads through it.
+func TestKeepSwappedForLink(t *testing.T) {
+	s := newStore(t)
+	proj := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "id_ed25519")
+	write(t, secret, "PRIVATE KEY", 0o600)
+	p := filepath.Join(proj, "notes.txt")
+	write(t, p, "PRIVATE KEX", 0o644) // the same size as the secret
+	b := s.Budget()
+	if err := b.Take(p, proj); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := os.Lstat(p)
+	os.Remove(p)
+	if err := os.Symlink(secret, p); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(secret, info.ModTime(), info.ModTime()) // and the same time
+	e, err := b.Keep(context.Background(), Meta{}, []Target{{Path: p, Root: proj}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Wait()
+	os.Remove(p)
+	res, err := s.Restore(context.Background(), e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Put)+len(res.Beside) != 0 || len(res.Failed) != 1 {
+		t.Fatalf("restore of a copy swapped for a link: %+v", res)
+	}
+	if b, err := os.ReadFile(p); err == nil {
+		t.Fatalf("put back %q", b)
+	}
+}
+
+// TestBudgetKeepsWhatItWalked: a budget's keep holds what its walk saw,
+// byte for byte, without walking again.
+func TestBudgetKeepsWhatItWalked(t *testing.T) {
+	s := newStore(t)
+	proj := t.TempDir()
+	write(t, filepath.Join(proj, "out", "a.txt"), "a", 0o644)
+	write(t, filepath.Join(proj, "out", "sub", "b.txt"), "bb", 0o600)
+	b := s.Budget()
+	if err := b.Take(filepath.Join(proj, "out"), proj); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Take(filepath.Join(proj, "out", "a.txt"), proj); err != nil { // counted with out
+		t.Fatal(err)
+	}
+	e, err := b.Keep(context.Background(), Meta{}, []Target{{Path: filepath.Join(proj, "out"), Root: proj}})
+	if err != nil || e.Files != 2 || e.Bytes != 3 {
+		t.Fatalf("%+v %v", e, err)
+	}
+	s.Wait()
+	os.RemoveAll(filepath.Join(proj, "out"))
+	if res, err := s.Restore(context.Background(), e.ID); err != nil || len(res.Failed) != 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(proj, "out", "sub", "b.txt")); string(got) != "bb" {
+		t.Errorf("b.txt is %q", got)
+	}
+}
