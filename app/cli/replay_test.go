@@ -71,10 +71,19 @@ func TestReplayCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, _ = runCLI(t, strings.NewReader(string(in)), "replay", "--config", cfg, "--no-facts", "--remember", "broad", "-")
+	code, out, _ = runCLI(t, strings.NewReader(string(in)), "replay", "--config", cfg, "--no-facts", "--keep", "off", "--remember", "broad", "-")
 	if code != 0 || !strings.Contains(out, "(hook payloads)") || !strings.Contains(out, "let through unasked: 3") ||
 		!strings.Contains(out, "let through by the answer at line 5, which remembered bash:deletes+writes") {
 		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	// Where copies are kept the delete in the project asks nothing, so no
+	// broad answer about deletes lets the one in ~/Desktop through.
+	code, out, _ = runCLI(t, strings.NewReader(string(in)), "replay", "--config", cfg, "--no-facts", "--remember", "broad", "-")
+	if code != 0 || !strings.Contains(out, "let through unasked: 2") || strings.Contains(out, "rm -rf ~/Desktop/notes\n  allow") {
+		t.Fatalf("keeping: exit %d:\n%s", code, out)
+	}
+	if code, _, _ := runCLI(t, strings.NewReader(string(in)), "replay", "--config", cfg, "--keep", "maybe", "-"); code != exitUsage {
+		t.Errorf("--keep maybe: exit %d", code)
 	}
 
 	for _, bad := range [][]string{{"replay", "--answer", "maybe", logPath}, {"replay"}, {"replay", "--remember", "all", logPath}} {
