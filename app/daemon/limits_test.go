@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -228,7 +229,11 @@ func isTimeout(err error) bool {
 }
 
 // bigDecide sends one decide request whose body is about size bytes (a
-// Write whose content is that big) and reads the answer.
+// Write whose content is that big) and reads the answer. The daemon may
+// answer before it has read the body (a 503 when the bodies in flight hold
+// their share of memory) and close the connection, so the answer is read
+// while the body is still being written, as net/http's client does, and a
+// write cut short by that answer is no error.
 func bigDecide(socket string, size int) (int, error) {
 	c, err := net.Dial("unix", socket)
 	if err != nil {
@@ -238,29 +243,37 @@ func bigDecide(socket string, size int) (int, error) {
 	head := `{"tool":"Write","agent":"claude-code","cwd":"/tmp","interactive":true,"args":{"file_path":"/tmp/x","content":"`
 	tail := `"}}`
 	n := size - len(head) - len(tail)
-	fmt.Fprintf(c, "POST /v1/decide HTTP/1.1\r\nHost: agate\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", len(head)+n+len(tail))
-	w := bufio.NewWriterSize(c, 1<<20)
-	w.WriteString(head)
-	chunk := bytes.Repeat([]byte("a"), 1<<20)
-	for left := n; left > 0; left -= len(chunk) {
-		if left < len(chunk) {
-			chunk = chunk[:left]
+	wrote := make(chan error, 1)
+	go func() {
+		fmt.Fprintf(c, "POST /v1/decide HTTP/1.1\r\nHost: agate\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", len(head)+n+len(tail))
+		w := bufio.NewWriterSize(c, 1<<20)
+		w.WriteString(head)
+		chunk := bytes.Repeat([]byte("a"), 1<<20)
+		for left := n; left > 0; left -= len(chunk) {
+			if left < len(chunk) {
+				chunk = chunk[:left]
+			}
+			if _, err := w.Write(chunk); err != nil {
+				wrote <- err
+				return
+			}
 		}
-		if _, err := w.Write(chunk); err != nil {
-			return 0, err
-		}
-	}
-	w.WriteString(tail)
-	if err := w.Flush(); err != nil {
-		return 0, err
-	}
+		w.WriteString(tail)
+		wrote <- w.Flush()
+	}()
 	line, err := bufio.NewReader(c).ReadString('\n')
 	if err != nil {
+		if werr := <-wrote; werr != nil {
+			return 0, fmt.Errorf("writing the body: %w (reading the answer: %v)", werr, err)
+		}
 		return 0, err
 	}
 	var status int
 	fmt.Sscanf(line, "HTTP/1.1 %d", &status)
 	io.Copy(io.Discard, c)
+	if werr := <-wrote; werr != nil && status == http.StatusOK {
+		return status, fmt.Errorf("the daemon answered 200 to a body it did not read whole: %w", werr)
+	}
 	return status, nil
 }
 
