@@ -106,6 +106,13 @@ func ghHandler(c *cmdRun) {
 		}
 	}
 	if verb == "" || ghReads[verb] {
+		if verb != "" && !c.has("--hostname") && !c.hasWord("--web") && !c.hasWord("-w") && sub != "api" {
+			for i := range c.effects {
+				if e := &c.effects[i]; e.Kind == EffNetwork && e.Host == "api.github.com" {
+					e.Service, e.What = true, "gh "+sub+" "+verb+" reads GitHub with the person's login"
+				}
+			}
+		}
 		return
 	}
 	c.add(Effect{Kind: EffUpload, Host: "api.github.com", What: "gh " + sub + " " + verb + " changes something on GitHub"})
@@ -114,7 +121,10 @@ func ghHandler(c *cmdRun) {
 // cloudSecrets are what cloud tools print that are credentials.
 var cloudSecrets = lazyRegexp(`(?i)^(get|export-credentials|get-session-token|get-access-token|print-access-token|print-identity-token|get-login-password|get-authorization-token|get-secret-value|access-secret|show-connection-string|list-keys|get-credentials|token)$`)
 
-// cloudHandler: what cloud tools print can be credentials.
+// cloudHandler: what cloud tools print can be credentials; their read
+// verbs (aws ec2 describe-instances, gcloud compute instances list, az vm
+// show, railway status) read the account the tool is logged in to, and
+// their help and version reach nothing.
 func cloudHandler(c *cmdRun) {
 	for _, op := range c.ops {
 		if cloudSecrets().MatchString(op.word) {
@@ -122,7 +132,103 @@ func cloudHandler(c *cmdRun) {
 			return
 		}
 	}
+	switch {
+	case cloudHelp(c):
+		c.dropKind(EffNetwork)
+		c.dropKind(EffUpload)
+		c.dropKind(EffSystem)
+	case cloudRead(c):
+		c.dropKind(EffUpload)
+		c.dropKind(EffSystem)
+		var verbs []string
+		for _, op := range c.ops {
+			verbs = append(verbs, op.word)
+			if cloudReadVerb(op.word) {
+				break
+			}
+		}
+		c.serviceRead(c.prog + " " + strings.Join(verbs, " ") + " reads the account it is logged in to")
+	}
 }
+
+// cloudHelp reports whether a cloud tool's command only prints its help
+// or version: the last word --help, -h or help, with no verb that hands
+// its words to another program (railway run -- x --help), or --version
+// alone.
+func cloudHelp(c *cmdRun) bool {
+	n := len(c.words)
+	if n == 0 || !c.lits[n-1] {
+		return false
+	}
+	if n == 1 && (c.words[0] == "--version" || c.words[0] == "version" || c.words[0] == "-v" || c.words[0] == "-V") {
+		return true
+	}
+	if w := c.words[n-1]; w != "--help" && w != "-h" && w != "help" {
+		return false
+	}
+	for i, w := range c.words {
+		switch {
+		case !c.lits[i]:
+			return false
+		case w == "run" || w == "exec" || w == "ssh" || w == "shell" || w == "local" || w == "dev" || w == "console" || w == "proxy" || w == "connect" || w == "--":
+			return false
+		}
+	}
+	return true
+}
+
+// cloudRead reports whether a cloud tool's command only reads: a read
+// verb among its words, every word literal, none that changes or runs
+// something, names a secret or a local file to send, or sends the
+// request elsewhere than the tool's own service.
+func cloudRead(c *cmdRun) bool {
+	if c.prog == "supabase" {
+		return false // (supabase status prints the local stack's service keys)
+	}
+	read := false
+	for i, w := range c.words {
+		l := strings.ToLower(w)
+		switch {
+		case !c.lits[i] || c.globs[i]:
+			return false
+		case strings.Contains(l, "file://") || strings.Contains(l, "fileb://") || strings.HasPrefix(l, "@"):
+			return false // (aws and az read the file and send it)
+		case cloudNotRead().MatchString(l):
+			return false
+		case strings.HasPrefix(l, "-"):
+			name, _, _ := strings.Cut(l, "=")
+			if cloudElsewhere[name] {
+				return false
+			}
+		case cloudReadVerb(l):
+			read = true
+		}
+	}
+	return read
+}
+
+// cloudReadVerb reports whether w is a verb of a cloud tool that only
+// reads: list and describe in their spellings (aws's describe-*, list-*,
+// get-*), status and logs.
+func cloudReadVerb(w string) bool {
+	switch w {
+	case "list", "ls", "describe", "show", "status", "logs", "whoami", "info", "inspect", "get-value":
+		return true
+	}
+	return strings.HasPrefix(w, "describe-") || strings.HasPrefix(w, "list-") || strings.HasPrefix(w, "get-")
+}
+
+// cloudNotRead matches a word of a cloud tool's command that makes it
+// more than a read: a verb that changes, runs, sends or moves something,
+// and anything that names a secret or what holds one (a function's or a
+// task's environment, app settings, variables, keys, tokens).
+var cloudNotRead = lazyRegexp(`^(create|delete|update|put|set|add|remove|rm|start|stop|restart|reboot|terminate|run|exec|ssh|scp|deploy|destroy|apply|attach|detach|associate|disassociate|modify|enable|disable|register|deregister|import|export|copy|cp|mv|sync|reset|resize|scale|tag|untag|invoke|send|publish|upload|download|login|logout|connect|open|promote|rollback|restore|revoke|authorize|grant|accept|reject|cancel|replace|patch|move|rename|purge|release|allocate|request|generate|execute|test|assume|sign|encrypt|decrypt|rotate|batch|link|unlink|init|up|down|redeploy|shell|console|proxy|port-forward|tunnel|mount|use|switch|configure|wait|tail|watch|edit|browse|unset|env|variables|config|auth|iam-token|presign)(-|$)|secret|token|passw|credential|key|cert|appsetting|connection-?string|environment|parameter|get-function|get-object|get-console|get-login|get-federation|get-open-id|task-definition|password-data|with-decryption|kubeconfig|signature|bearer`)
+
+// cloudElsewhere are the options of cloud tools that send the request to
+// another endpoint than the tool's service.
+var cloudElsewhere = map[string]bool{"--endpoint-url": true, "--endpoint": true, "--api-endpoint": true, "--server": true,
+	"--url": true, "--host": true, "--api-url": true, "--api-host": true, "--base-url": true, "--access-token-file": true,
+	"--token": true, "--access-token": true, "--ca-bundle": true, "--no-verify-ssl": true, "--proxy": true}
 
 // kubectlReads only read the cluster.
 var kubectlReads = map[string]bool{"get": true, "describe": true, "logs": true, "top": true, "explain": true, "version": true,
