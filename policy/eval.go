@@ -516,12 +516,22 @@ func (c *call) globbed(p string) ([]string, bool) {
 	if !strings.ContainsAny(p, "*?[") || c.req.Glob == nil {
 		return nil, false
 	}
+	if cmd, _ := c.req.Args["command"].(string); globOptions().MatchString(cmd) {
+		return nil, false // (the shell's globs are not the ones Glob expands)
+	}
 	ms, complete := c.req.Glob(p)
 	if !complete || len(ms) > maxGlobbed {
 		return nil, false
 	}
 	return ms, true
 }
+
+// globOptions matches a command that may change what the shell's globs
+// name (bash's shopt -s dotglob, nocaseglob, extglob, globstar, -O,
+// GLOBIGNORE; zsh's setopt and emulate): its globs' matches are not the
+// ones Glob finds with the shell's defaults, so they are judged by the
+// names they could match, as an incomplete expansion is.
+var globOptions = lazyRegexp(`shopt|setopt|unsetopt|emulate|GLOBIGNORE|dotglob|globdots|glob_dots|nocaseglob|nocasematch|extglob|globstar|kshglob|ksh_glob|(^|\s)[-+]O|set\s+[-+]o`)
 
 // destructive reports whether one effect loses what git cannot give back:
 // a delete, or a write that replaces a file, of something that is there

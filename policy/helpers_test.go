@@ -59,6 +59,9 @@ func absentFiles(string) FileState { return FileAbsent }
 // filesFrom says what is at each path, and that nothing is elsewhere.
 func filesFrom(m map[string]string) func(string) FileState {
 	return func(p string) FileState {
+		if strings.ContainsAny(p, "*?[") {
+			return FileUnknown // (as machine.Facts.Files: a glob names no one file)
+		}
 		switch m[p] {
 		case "recoverable":
 			return FileRecoverable
