@@ -1063,16 +1063,14 @@ func (p *Policy) analyseCommand(c *call) {
 	}
 	// The analyser made its paths absolute against the folder each command
 	// ran in; only symlinks are left to resolve.
-	resolve := func(q string) string {
-		if r.Resolve != nil && q != "" && !strings.ContainsAny(q, "*?[") {
-			return r.Resolve(q)
-		}
-		return q
-	}
 	for i := range sa.cmds {
+		var effs []Effect
+		for _, e := range sa.cmds[i].effects {
+			effs = append(effs, c.resolveEffect(e)...)
+		}
+		sa.cmds[i].effects = effs
 		for j := range sa.cmds[i].effects {
 			e := &sa.cmds[i].effects[j]
-			e.Path = resolve(e.Path)
 			switch e.Kind {
 			case EffWrite, EffDelete:
 				if e.Path != "" {
@@ -1109,6 +1107,64 @@ func (p *Policy) analyseCommand(c *call) {
 	if c.onlyEdits() && c.contained() {
 		c.edit, c.category = true, "fs"
 	}
+}
+
+// resolveEffect returns e with its path resolved through links
+// (Request.Resolve). A glob's literal folders are resolved (link/* is
+// the folder the link names, /*). A write or a delete of a glob whose
+// matches (Request.Glob, complete) lie beyond a link is judged as what
+// the OS reaches: one effect for each match, resolved, so that
+// rm -rf lin[k]/sub deletes ../outside/sub, not a path in the project.
+func (c *call) resolveEffect(e Effect) []Effect {
+	r := c.req
+	if r.Resolve == nil || e.Path == "" {
+		return []Effect{e}
+	}
+	if !strings.ContainsAny(e.Path, "*?[") {
+		e.Path = r.Resolve(e.Path)
+		return []Effect{e}
+	}
+	e.Path = resolveGlobFolders(e.Path, r.Resolve)
+	if e.Kind != EffWrite && e.Kind != EffDelete {
+		return []Effect{e}
+	}
+	ms, ok := c.globbed(e.Path)
+	if !ok {
+		return []Effect{e}
+	}
+	beyond := false
+	for _, m := range ms {
+		if r.Resolve(m) != m {
+			beyond = true
+			break
+		}
+	}
+	if !beyond {
+		return []Effect{e}
+	}
+	out := make([]Effect, 0, len(ms))
+	for _, m := range ms {
+		me := e
+		me.Path = r.Resolve(m)
+		out = append(out, me)
+	}
+	return out
+}
+
+// resolveGlobFolders resolves the folders of a glob up to the first
+// element that holds a pattern: /proj/link/*.txt is /outside/*.txt when
+// link names ../outside.
+func resolveGlobFolders(g string, resolve func(string) string) string {
+	i := strings.IndexAny(g, "*?[")
+	slash := strings.LastIndexByte(g[:i], '/')
+	if slash <= 0 {
+		return g
+	}
+	dir := resolve(g[:slash])
+	if dir == "" || strings.ContainsAny(dir, "*?[\\") {
+		return g // (a folder whose name would read as a pattern)
+	}
+	return strings.TrimSuffix(dir, "/") + g[slash:]
 }
 
 // abs makes a path from the call absolute and resolved.

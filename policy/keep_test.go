@@ -137,3 +137,61 @@ auto_approve = []
 		})
 	}
 }
+
+// TestGlobBeyondALink: a glob whose folders or matches lie beyond a link
+// out of the project is judged as what the OS reaches, not as the
+// names in the project it is written with.
+func TestGlobBeyondALink(t *testing.T) {
+	p := mustPolicy(t, "")
+	link, outside := testCwd+"/link", "/home/u/outside"
+	resolve := func(q string) string {
+		if q == link || strings.HasPrefix(q, link+"/") {
+			return outside + strings.TrimPrefix(q, link)
+		}
+		return q
+	}
+	files := filesFrom(map[string]string{
+		outside + "/a": "unrecoverable", outside + "/sub": "unrecoverable",
+		link + "/sub": "recoverable", // (what git status says of a path beyond a link: nothing)
+		testCwd + "/notes.txt": "unrecoverable",
+	})
+	glob := func(g string) ([]string, bool) {
+		switch g {
+		case outside + "/*":
+			return []string{outside + "/a"}, true
+		case testCwd + "/lin[k]/sub":
+			return []string{link + "/sub"}, true
+		case testCwd + "/*.txt":
+			return []string{testCwd + "/notes.txt"}, true
+		}
+		return nil, false
+	}
+	for _, tc := range []struct {
+		cmd  string
+		want Verdict
+		path string
+	}{
+		{"rm -rf link/*", Ask, outside + "/a"},
+		{"rm -rf lin[k]/sub", Ask, outside + "/sub"},
+		{"rm -f *.txt", Allow, ""},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			r := req(t, "Bash", `{"command":"`+tc.cmd+`"}`)
+			r.Files, r.Glob, r.Resolve = files, glob, resolve
+			var asked []string
+			r.Keep = keepAll(&asked)
+			d := p.Decide(r)
+			if d.Verdict != tc.want {
+				t.Fatalf("got %s (%s), want %s", d.Verdict, d.Reason, tc.want)
+			}
+			if tc.path != "" && !strings.Contains(d.Reason, tc.path) {
+				t.Errorf("reason %q does not name %s", d.Reason, tc.path)
+			}
+			for _, a := range asked {
+				if strings.HasPrefix(a, outside) {
+					t.Errorf("offered %s for keeping", a)
+				}
+			}
+		})
+	}
+}

@@ -252,6 +252,13 @@ func (f *Facts) Files(p string) policy.FileState {
 	case err != nil:
 		return policy.FileUnknown
 	}
+	if parent := filepath.Dir(p); parent != p {
+		// A path beyond a link is not where it says: git reports nothing
+		// of it, which would read as tracked and unchanged.
+		if real, err := filepath.EvalSymlinks(parent); err != nil || real != parent {
+			return policy.FileUnknown
+		}
+	}
 	dir := p
 	if !st.IsDir() {
 		dir = filepath.Dir(p)

@@ -171,3 +171,35 @@ func TestBuildOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesBeyondALink: a path whose folder is a link out of the
+// repository is not judged by what git says of the name (nothing, as of
+// a tracked file): what is there is not known.
+func TestFilesBeyondALink(t *testing.T) {
+	dir := gitRepo(t)
+	outside := filepath.Join(filepath.Dir(dir), "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "a"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../outside", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "t.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "t.txt", "link"}, {"-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "x"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	f := NewFacts()
+	if got := f.Files(filepath.Join(dir, "t.txt")); got != policy.FileRecoverable {
+		t.Errorf("a tracked file: %v", got)
+	}
+	if got := f.Files(filepath.Join(dir, "link", "a")); got != policy.FileUnknown {
+		t.Errorf("a file beyond a link out: %v, want unknown", got)
+	}
+}
