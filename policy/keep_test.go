@@ -152,7 +152,7 @@ func TestGlobBeyondALink(t *testing.T) {
 	}
 	files := filesFrom(map[string]string{
 		outside + "/a": "unrecoverable", outside + "/sub": "unrecoverable",
-		link + "/sub": "recoverable", // (what git status says of a path beyond a link: nothing)
+		link + "/sub":          "recoverable", // (what git status says of a path beyond a link: nothing)
 		testCwd + "/notes.txt": "unrecoverable",
 	})
 	glob := func(g string) ([]string, bool) {

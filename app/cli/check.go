@@ -79,7 +79,7 @@ func cmdCheck(ctx context.Context, e *Env, args []string) error {
 	if cfg := pol.Config(); cfg.Undo.Keep {
 		if s, err := undo.Open(filepath.Join(paths.State, undo.Dir), machine.UndoLimits(cfg)); err == nil {
 			s.Secret = machine.UndoSecret(cfg)
-			budget := s.Budget()
+			budget := s.Budget(context.Background())
 			r.Keep = func(path, root string) policy.KeepAnswer {
 				if err := budget.Take(path, root); err != nil {
 					return policy.KeepAnswer{Why: undo.Why(err)}

@@ -344,7 +344,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		ReadPatch:   d.facts.ReadPatch,
 	}
 	var budget *undo.Budget
-	preq.Keep, budget = d.keepFor(st.cfg, r)
+	preq.Keep, budget = d.keepFor(ctx, st.cfg, r)
 	if mc != nil {
 		preq.MCP = mc.tool()
 	}

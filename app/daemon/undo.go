@@ -49,11 +49,11 @@ func (d *Daemon) Undo() *undo.Store { return d.undo }
 // made itself and left as it was needs no copy; any other is measured,
 // and all the call's copies together must fit the limits. nil, so that
 // such calls ask, where nothing is kept.
-func (d *Daemon) keepFor(cfg *policy.Config, r *api.DecideRequest) (func(path, root string) policy.KeepAnswer, *undo.Budget) {
+func (d *Daemon) keepFor(ctx context.Context, cfg *policy.Config, r *api.DecideRequest) (func(path, root string) policy.KeepAnswer, *undo.Budget) {
 	if d.undo == nil || !cfg.Undo.Keep {
 		return nil, nil
 	}
-	budget := d.undo.Budget()
+	budget := d.undo.Budget(ctx)
 	return func(path, root string) policy.KeepAnswer {
 		if d.sessions.owns(r.Agent, r.Session, path) {
 			return policy.KeepAnswer{OK: true, Owned: true}

@@ -1,6 +1,8 @@
 package machine
 
 import (
+	"math"
+
 	"github.com/agatehq/agate/app/files/undo"
 	"github.com/agatehq/agate/app/machine/profile"
 	"github.com/agatehq/agate/policy"
@@ -10,9 +12,17 @@ import (
 func UndoLimits(cfg *policy.Config) undo.Limits {
 	u := cfg.Undo
 	return undo.Limits{
-		MaxCall: int64(u.MaxCallMB) << 20, MaxTotal: int64(u.MaxTotalMB) << 20, MaxFiles: u.MaxFiles,
-		MaxAge: u.MaxAge.D(), MinFree: int64(u.MinFreeMB) << 20,
+		MaxCall: mib(int64(u.MaxCallMB)), MaxTotal: mib(int64(u.MaxTotalMB)), MaxFiles: u.MaxFiles,
+		MaxAge: u.MaxAge.D(), MinFree: mib(int64(u.MinFreeMB)),
 	}
+}
+
+// mib is n MiB in bytes, saturating rather than wrapping for a huge n.
+func mib(n int64) int64 {
+	if n > math.MaxInt64>>20 {
+		return math.MaxInt64
+	}
+	return max(n, 0) << 20
 }
 
 // UndoSecret is what the store of kept copies refuses to copy

@@ -62,12 +62,12 @@ func benchKeep(b *testing.B, files, size int, inPlace, budget bool) {
 		}
 		b.StartTimer()
 		if budget {
-			bu := s.Budget()
+			bu := s.Budget(context.Background())
 			if err = bu.Take(target, proj); err == nil {
 				_, err = bu.Keep(context.Background(), Meta{Tool: "Bash"}, targets)
 			}
 		} else {
-			n, bytes, merr := s.Measure(target, proj)
+			n, bytes, merr := s.Measure(context.Background(), target, proj)
 			if err = merr; err == nil {
 				err = s.Fits(n, bytes)
 			}

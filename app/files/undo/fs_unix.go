@@ -40,12 +40,21 @@ func soleLink(info fs.FileInfo, dev uint64) bool {
 }
 
 // hardLink links blob to what is at p now, which the walk saw as the
-// regular file info. It does not look again: what it linked is checked
-// when the entry is sealed and when it is restored, where a kept file
-// that is not a regular file of the size and time the walk saw (one put
-// there since, or a link: linkat does not follow it) is never put back.
+// regular file info, and refuses (removing the link) when what it linked
+// is not that file. What it linked is checked again when the entry is
+// sealed and when it is restored, where a kept file that is not a
+// regular file of the size and time the walk saw is never put back.
 func hardLink(p, blob string, info fs.FileInfo) error {
-	return unix.Linkat(unix.AT_FDCWD, p, unix.AT_FDCWD, blob, 0)
+	if err := unix.Linkat(unix.AT_FDCWD, p, unix.AT_FDCWD, blob, 0); err != nil {
+		return err
+	}
+	// What was linked must be the file the walk measured, not one put at
+	// p since (the caller then copies what is there now).
+	if now, err := os.Lstat(blob); err != nil || !os.SameFile(now, info) || now.Size() != info.Size() {
+		os.Remove(blob)
+		return fmt.Errorf("%s changed since it was measured", p)
+	}
+	return nil
 }
 
 // openBlob opens a kept file for reading, never through a link.

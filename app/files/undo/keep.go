@@ -23,45 +23,53 @@ type Meta struct {
 }
 
 // Measure walks what keeping path (in root) would hold, following no
-// link, and returns its files and bytes, each file at full size. It
-// stops with an error wrapping ErrLimit past the limits of one keep,
-// ErrSecret at a file or folder Secret names, ErrSpecial at anything
-// that is not a file, a folder or a link.
-func (s *Store) Measure(path, root string) (files int, bytes int64, err error) {
-	return s.measure(path, root, nil)
+// link, and returns its entries (files, folders and links: each is a
+// record to keep) and bytes (each file at full size, each link's
+// target). It stops with an error wrapping ErrLimit past the limits of
+// one keep, ErrSecret at a file or folder Secret names, ErrSpecial at
+// anything that is not a file, a folder or a link, and ctx's error when
+// it is done.
+func (s *Store) Measure(ctx context.Context, path, root string) (entries int, bytes int64, err error) {
+	return s.measure(ctx, path, root, nil)
 }
 
 // measure is Measure, handing each thing walked to saw.
-func (s *Store) measure(path, root string, saw func(walked)) (files int, bytes int64, err error) {
+func (s *Store) measure(ctx context.Context, path, root string, saw func(walked)) (entries int, bytes int64, err error) {
 	lim := s.Limits()
 	err = s.walk(path, root, func(p, rel string, info fs.FileInfo) error {
+		if entries%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if saw != nil {
 			saw(walked{p: p, rel: rel, info: info})
 		}
-		if info.Mode().IsRegular() {
-			files++
-			bytes += info.Size()
-			if files > lim.MaxFiles {
-				return fmt.Errorf("it holds more than %d files, [undo] max_files: %w", lim.MaxFiles, ErrLimit)
-			}
+		entries++
+		if entries > lim.MaxFiles {
+			return fmt.Errorf("it holds more than %d files, folders and links, [undo] max_files: %w", lim.MaxFiles, ErrLimit)
+		}
+		if info.Mode().IsRegular() || info.Mode()&fs.ModeSymlink != 0 {
+			bytes += info.Size() // (a link's size is its target's length)
 			if bytes > lim.MaxCall {
 				return fmt.Errorf("it holds more than %s, [undo] max_call_mb: %w", Size(lim.MaxCall), ErrLimit)
 			}
 		}
 		return nil
 	})
-	return files, bytes, err
+	return entries, bytes, err
 }
 
-// Fits reports whether one keep of files and bytes fits the limits: of
-// one keep, of the whole store, and of the disk's free space.
+// Fits reports whether one keep of entries (files, folders and links)
+// and bytes fits the limits: of one keep, of the whole store, and of the
+// disk's free space.
 func (s *Store) Fits(files int, bytes int64) error {
 	lim := s.Limits()
 	switch {
 	case !supported:
 		return ErrUnsupported
 	case files > lim.MaxFiles:
-		return fmt.Errorf("it would lose %d files, more than [undo] max_files (%d): %w", files, lim.MaxFiles, ErrLimit)
+		return fmt.Errorf("it would lose %d files, folders and links, more than [undo] max_files (%d): %w", files, lim.MaxFiles, ErrLimit)
 	case bytes > lim.MaxCall:
 		return fmt.Errorf("it would lose %s, more than [undo] max_call_mb (%s): %w", Size(bytes), Size(lim.MaxCall), ErrLimit)
 	}
@@ -81,6 +89,7 @@ func (s *Store) Fits(files int, bytes int64) error {
 // taken is counted with it.
 type Budget struct {
 	s     *Store
+	ctx   context.Context
 	files int
 	bytes int64
 	taken []string
@@ -93,8 +102,9 @@ type walked struct {
 	info   fs.FileInfo
 }
 
-// Budget returns an empty budget for one call's keeps.
-func (s *Store) Budget() *Budget { return &Budget{s: s} }
+// Budget returns an empty budget for one call's keeps; its walks stop
+// when ctx is done.
+func (s *Store) Budget(ctx context.Context) *Budget { return &Budget{s: s, ctx: ctx} }
 
 // Take measures what path (in root) holds and reports whether it can be
 // kept along with what the budget holds already (Measure, then Fits); on
@@ -106,7 +116,7 @@ func (b *Budget) Take(path, root string) error {
 		}
 	}
 	var seen []walked
-	n, size, err := b.s.measure(path, root, func(w walked) { seen = append(seen, w) })
+	n, size, err := b.s.measure(b.ctx, path, root, func(w walked) { seen = append(seen, w) })
 	if err == nil {
 		err = b.s.Fits(b.files+n, b.bytes+size)
 	}
@@ -138,6 +148,14 @@ func (s *Store) walk(path, root string, fn func(p, rel string, info fs.FileInfo)
 		below = filepath.ToSlash(r)
 	} else if path != root {
 		return fmt.Errorf("%s is not in %s", path, root)
+	}
+	// A path beyond a link is not in root, whatever its name says: it is
+	// neither kept (its secrets would be judged by the wrong name) nor
+	// put back (restore opens every folder following no link).
+	if parent := filepath.Dir(path); parent != path {
+		if real, err := filepath.EvalSymlinks(parent); err != nil || real != parent {
+			return fmt.Errorf("%s lies beyond a link, and agate keeps only what is where its path says", path)
+		}
 	}
 	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -202,12 +220,18 @@ func (s *Store) keep(ctx context.Context, meta Meta, targets []Target, walks map
 	e := &Entry{ID: id, Agent: meta.Agent, Session: meta.Session, Tool: meta.Tool, Subject: meta.Subject}
 	lim := s.Limits()
 	k := keeper{dir: tmp, dev: dev, lim: lim}
+	nodes := 0 // files, folders and links: each a record of the entry
 	for _, t := range targets {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		item := Item{Path: t.Path, Root: t.Root}
 		each := func(p, rel string, info fs.FileInfo) error {
+			if nodes%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			n := Node{Rel: rel, Mode: info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), MTime: info.ModTime()}
 			switch {
 			case info.IsDir():
@@ -219,6 +243,7 @@ func (s *Store) keep(ctx context.Context, meta Meta, targets []Target, walks map
 					return err
 				}
 				n.Target = target
+				e.Bytes += int64(len(target))
 			default:
 				n.Type = TypeFile
 				if err := k.file(p, info, t.InPlace, &n); err != nil {
@@ -226,9 +251,9 @@ func (s *Store) keep(ctx context.Context, meta Meta, targets []Target, walks map
 				}
 				e.Files++
 				e.Bytes += n.Size
-				if e.Files > lim.MaxFiles || e.Bytes > lim.MaxCall {
-					return fmt.Errorf("%s: %w", p, ErrLimit)
-				}
+			}
+			if nodes++; nodes > lim.MaxFiles || e.Bytes > lim.MaxCall {
+				return fmt.Errorf("%s: %w", p, ErrLimit)
 			}
 			item.Nodes = append(item.Nodes, n)
 			return nil
@@ -254,7 +279,7 @@ func (s *Store) keep(ctx context.Context, meta Meta, targets []Target, walks map
 	if len(e.Items) == 0 {
 		return nil, errors.New("keep: none of the paths is there")
 	}
-	if err := s.Fits(e.Files, e.Bytes); err != nil {
+	if err := s.Fits(nodes, e.Bytes); err != nil {
 		return nil, fmt.Errorf("keep: %w", err)
 	}
 	e.Time = s.now()

@@ -88,8 +88,14 @@ func (r *restorer) item(it Item) error {
 	for i := len(r.dirs) - 1; i >= 0; i-- {
 		d := r.dirs[i]
 		parent, name := path.Split(d.rel)
+		// The mode is set through the folder's own descriptor, opened
+		// following no link: a folder swapped for a link meanwhile is
+		// refused, never chmodded through.
+		if fd, err := r.openDir(d.rel, false); err == nil {
+			unix.Fchmod(fd, unixMode(d.n.Mode))
+			unix.Close(fd)
+		}
 		if fd, err := r.openDir(parent, false); err == nil {
-			unix.Fchmodat(fd, name, unixMode(d.n.Mode), 0)
 			setTime(fd, name, d.n)
 			unix.Close(fd)
 		}
@@ -132,7 +138,9 @@ func (r *restorer) openDir(rel string, create bool) (int, error) {
 		}
 		next, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err == unix.ENOENT && create {
-			if err = unix.Mkdirat(fd, c, 0o755); err == nil || err == unix.EEXIST {
+			// A folder on the way that is gone is made private: what it
+			// was is not known (the kept folders get their own modes).
+			if err = unix.Mkdirat(fd, c, 0o700); err == nil || err == unix.EEXIST {
 				r.synced[path.Dir(strings.TrimPrefix(walked[len(r.root):], "/"))] = true
 				next, err = unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			}
@@ -217,11 +225,21 @@ func (r *restorer) node(full string, n Node) error {
 			return nil
 		}
 	}
-	r.seq++
-	tmp := fmt.Sprintf(".agate-undo-%s-%d.tmp", r.id, r.seq)
-	if err := r.write(pfd, tmp, blob, sum, n); err != nil {
-		unix.Unlinkat(pfd, tmp, 0)
-		return err
+	var tmp string
+	for tries := 0; ; tries++ {
+		r.seq++
+		tmp = fmt.Sprintf(".agate-undo-%s-%d.tmp", r.id, r.seq)
+		made, err := r.write(pfd, tmp, blob, sum, n)
+		if err == nil {
+			break
+		}
+		if made {
+			unix.Unlinkat(pfd, tmp, 0) // (only what this restore made)
+		}
+		if err != unix.EEXIST || tries >= 100 {
+			return err
+		}
+		// Something is at that name already: it is left as it is.
 	}
 	defer unix.Unlinkat(pfd, tmp, 0)
 	at := name
@@ -252,34 +270,35 @@ func (r *restorer) record(abs, parent, at string, beside bool) {
 }
 
 // write makes tmp in the folder pfd a copy of the kept blob, checked
-// against its hash, with the kept mode and time, synced.
-func (r *restorer) write(pfd int, tmp, blob, sum string, n Node) error {
+// against its hash, with the kept mode and time, synced. made says
+// whether tmp is the file it created (never one that was there).
+func (r *restorer) write(pfd int, tmp, blob, sum string, n Node) (made bool, err error) {
 	src, err := openBlob(blob)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer src.Close()
 	fd, err := unix.Openat(pfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return err
+		return false, err
 	}
 	dst := os.NewFile(uintptr(fd), tmp)
 	defer dst.Close()
 	h := sha256.New()
 	if _, err := io.Copy(io.MultiWriter(dst, h), src); err != nil {
-		return err
+		return true, err
 	}
 	if hex.EncodeToString(h.Sum(nil)) != sum {
-		return errors.New("the kept copy does not match its hash, so it is not put back")
+		return true, errors.New("the kept copy does not match its hash, so it is not put back")
 	}
 	if err := unix.Fchmod(fd, unixMode(n.Mode)); err != nil {
-		return err
+		return true, err
 	}
 	if err := dst.Sync(); err != nil {
-		return err
+		return true, err
 	}
 	setTime(pfd, tmp, n)
-	return nil
+	return true, nil
 }
 
 // beside returns a free name next to name for the kept copy:

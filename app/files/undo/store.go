@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -26,7 +27,7 @@ const Dir = "undo"
 const entryFile = "entry.json"
 
 // maxEntryFile bounds the entry.json a store reads.
-const maxEntryFile = 64 << 20
+var maxEntryFile int64 = 64 << 20 // (a variable for tests)
 
 // The errors callers branch on.
 var (
@@ -199,6 +200,7 @@ func (s *Store) List() ([]*Entry, error) {
 		e, err := s.read(de.Name())
 		if err != nil {
 			errs = append(errs, err)
+			used += folderSize(filepath.Join(s.dir, de.Name())) // (its copies still take room)
 			continue
 		}
 		used += e.Bytes
@@ -337,6 +339,23 @@ func (s *Store) Prune(ctx context.Context) ([]string, error) {
 			}
 		case validID(name) && lim.MaxAge > 0:
 			e, err := s.read(name)
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				// A record that cannot be read is never restored: it goes
+				// by its folder's age.
+				if info, ierr := de.Info(); ierr == nil && now.Sub(info.ModTime()) > lim.MaxAge {
+					gone := filepath.Join(s.dir, ".drop-"+name)
+					if rerr := os.Rename(filepath.Join(s.dir, name), gone); rerr != nil {
+						errs = append(errs, rerr)
+						continue
+					}
+					s.mu.Lock()
+					s.used = -1 // (what it held was never counted exactly)
+					s.mu.Unlock()
+					errs = append(errs, removeAll(gone))
+					dropped = append(dropped, name)
+				}
+				continue
+			}
 			if err != nil || now.Sub(e.Time) <= lim.MaxAge {
 				continue
 			}
@@ -366,11 +385,35 @@ func removeAll(dir string) error {
 // daemon closing).
 func (s *Store) Wait() { s.seal.Wait() }
 
-// writeEntry writes e as dir/entry.json, synced.
+// writeEntry writes e as dir/entry.json, synced. A record the store
+// could not read back (past maxEntryFile) is refused with ErrLimit: an
+// entry offered must be one a restore, a list and a prune can read.
 func writeEntry(dir string, e *Entry) error {
-	data, err := json.MarshalIndent(e, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(e); err != nil {
 		return err
 	}
-	return osutil.WriteFile(filepath.Join(dir, entryFile), append(data, '\n'), 0o600)
+	if int64(buf.Len()) > maxEntryFile {
+		return fmt.Errorf("its record would take %s, more than a kept copy's record may (%s): %w", Size(int64(buf.Len())), Size(maxEntryFile), ErrLimit)
+	}
+	return osutil.WriteFile(filepath.Join(dir, entryFile), buf.Bytes(), 0o600)
+}
+
+// folderSize is the bytes the files and links below dir take, for an
+// entry whose record cannot be read: still counted, so the store's
+// total never leaves it out.
+func folderSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
