@@ -327,7 +327,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	st := d.state.Load()
 	pol := d.overlays.forCall(st.pol, r.Cwd, r.Workspace)
 	snap := d.sessions.view(r.Agent, r.Session, r.Run, now)
-	d.sessions.fixMade(r.Agent, r.Session) // what the session's last calls wrote is theirs as it stands
+	d.sessions.fixMade(r.Agent, r.Session, time.Now()) // what the session's last calls wrote is theirs as it stands
 	prompter := d.prompter.Load()
 	attached := prompter != nil || d.hub.approvers() > 0
 	preq := &policy.Request{

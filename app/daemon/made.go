@@ -26,8 +26,8 @@ type madeFile struct {
 // wrote notes what an allowed call writes that is the session's own: a
 // file that is not there now, one the session made and left as it was,
 // or one a copy was just kept of (what it held is kept; what the agent
-// writes is its own). Its identity is fixed at the session's next call,
-// once the write is done; what it deletes is forgotten.
+// writes is its own). Its identity is fixed once the write is done
+// (fixMade); what it deletes is forgotten.
 func (ss *sessions) wrote(agent, id string, effects []policy.Effect, kept []string, now time.Time) {
 	if id == "" {
 		return
@@ -86,10 +86,17 @@ func (s *session) dropOldestMade() {
 	delete(s.made, oldest)
 }
 
-// fixMade records, at a session's call, the identity of the files its
-// earlier calls wrote into being: what is there now is what they wrote.
-// A path that is not a file of one name is forgotten.
-func (ss *sessions) fixMade(agent, id string) {
+// madeFixWindow bounds how long after a write its file's identity may be
+// fixed: past it a person may have edited the file in between, so it is
+// forgotten (then kept, as the person's would be).
+const madeFixWindow = 2 * time.Minute
+
+// fixMade records the identity of the files a session's earlier calls
+// wrote into being: what is there now is what they wrote. It runs when
+// the agent reports a call ran (its outcome) and at the session's next
+// call, at most madeFixWindow after the write; a person's turn between
+// (forgetUnfixed) and a path that is not a file of one name forget it.
+func (ss *sessions) fixMade(agent, id string, now time.Time) {
 	if id == "" {
 		return
 	}
@@ -97,7 +104,11 @@ func (ss *sessions) fixMade(agent, id string) {
 	var open []string
 	if s := ss.byID[sessionKey{agent, id}]; s != nil {
 		for p, m := range s.made {
-			if m.info == nil {
+			switch {
+			case m.info != nil:
+			case now.Sub(m.at) > madeFixWindow:
+				delete(s.made, p)
+			default:
 				open = append(open, p)
 			}
 		}
@@ -126,6 +137,17 @@ func (ss *sessions) fixMade(agent, id string) {
 		if fi := infos[p]; fi != nil {
 			m.info = fi
 		} else {
+			delete(s.made, p)
+		}
+	}
+}
+
+// forgetUnfixed forgets the files a session wrote whose identity is not
+// fixed yet, at a person's turn (a new prompt): the person may have
+// edited them since, so what is there is no longer only the session's.
+func (s *session) forgetUnfixed() {
+	for p, m := range s.made {
+		if m.info == nil {
 			delete(s.made, p)
 		}
 	}

@@ -123,6 +123,7 @@ func (d *Daemon) Outcome(ctx context.Context, o *api.OutcomeRequest) (*api.Outco
 	}
 	var note, how string
 	if o.Outcome == api.OutcomeRan || o.Outcome == api.OutcomeFailed {
+		d.sessions.fixMade(o.Agent, o.Session, time.Now()) // what it wrote is the session's as it stands now
 		key := o.ToolUseID
 		if key == "" {
 			// An agent that gives calls no id reports the command it ran:

@@ -125,6 +125,7 @@ func (ss *sessions) newRun(agent, id, run string, now time.Time) string {
 	defer ss.mu.Unlock()
 	s := ss.get(agent, id, now)
 	delete(s.runs, s.run)
+	s.forgetUnfixed()
 	if run == "" {
 		run = now.UTC().Format("20060102T150405.000000000")
 	}

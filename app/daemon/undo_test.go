@@ -223,4 +223,26 @@ func TestSessionMadeFiles(t *testing.T) {
 	if r := decide("s1", "truncate -s 0 linked.txt"); r.Decision != policy.Allow || r.Kept == nil {
 		t.Errorf("a file with two names is kept: %+v", r)
 	}
+	// A person's turn between the write and the next call: the person may
+	// have edited it meanwhile, so it is theirs.
+	write("turn.txt", "the agent's\n")
+	writeFile(t, filepath.Join(dir, "turn.txt"), "the person's\n")
+	if err := c.StartRun(ctx, &api.TaintRequest{Agent: "claude-code", Session: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := decide("s1", "rm turn.txt"); r.Decision != policy.Allow || r.Kept == nil {
+		t.Errorf("a file written before a person's turn is kept: %+v", r)
+	}
+	// The agent's report that the call ran fixes what it wrote then: a
+	// person's edit after it, and before the next call, is seen.
+	write("reported.txt", "the agent's\n")
+	if _, err := c.Outcome(ctx, &api.OutcomeRequest{Agent: "claude-code", Session: "s1", Event: "PostToolUse", Outcome: api.OutcomeRan,
+		Tool: "Write", Args: map[string]any{"file_path": filepath.Join(dir, "reported.txt")}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	writeFile(t, filepath.Join(dir, "reported.txt"), "the person's!\n")
+	if r := decide("s1", "rm reported.txt"); r.Decision != policy.Allow || r.Kept == nil {
+		t.Errorf("a file the person edited after the call ran is kept: %+v", r)
+	}
 }
