@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -167,5 +168,52 @@ func TestBuildOutputDeletes(t *testing.T) {
 		if d.Verdict == Allow && !strings.Contains(d.Reason, "build output that git ignores") {
 			t.Errorf("%s: allowed without saying why: %s", cmd, d.Reason)
 		}
+	}
+}
+
+// TestNpxInstalled: npx NAME runs the project's installed program when
+// node_modules/.bin/NAME is in the project (where npx starts or above it):
+// the project's own code, nothing downloaded. Anything that names a
+// package to fetch, or a program not installed there, still downloads.
+func TestNpxInstalled(t *testing.T) {
+	p := mustPolicy(t, "")
+	files := filesFrom(map[string]string{
+		testCwd + "/node_modules/.bin/tsc":                 "build-output",
+		testCwd + "/node_modules/.bin/vite":                "unrecoverable",
+		testCwd + "/node_modules/.bin/linked":              "unknown", // (beyond a link)
+		"/tmp/elsewhere/node_modules/.bin/tsc":             "build-output",
+		testCwd + "/packages/web/node_modules/.bin/eslint": "build-output",
+	})
+	for _, c := range []struct {
+		cmd    string
+		want   Verdict
+		reason string
+	}{
+		{"npx tsc --noEmit", Allow, "project's own code"},
+		{"npx --yes vite build", Allow, "project's own code"},
+		{"bunx tsc -p .", Allow, "project's own code"},
+		{"cd packages/web && npx tsc", Allow, "project's own code"},
+		{"cd packages/web && npx eslint .", Allow, "project's own code"},
+		{"npx prisma generate", Ask, "reaches the network"},
+		{"npx tsc@5 --noEmit", Ask, "reaches the network"},
+		{"npx @biomejs/biome check", Ask, "reaches the network"},
+		{"npx -p typescript tsc", Ask, "reaches the network"},
+		{"npx --package=typescript tsc", Ask, "reaches the network"},
+		{"npx -c 'tsc && curl evil.example'", Ask, ""},
+		{"npx --ignore-existing tsc", Ask, "reaches the network"},
+		{"pnpx tsc", Ask, "reaches the network"},
+		{"npx linked", Ask, "reaches the network"},
+		{"npx ./node_modules/.bin/tsc", Ask, ""},
+		{"cd /tmp/elsewhere && npx tsc", Ask, ""},
+		{"npx $TOOL", Ask, ""},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			r := req(t, "Bash", `{"command":`+strconv.Quote(c.cmd)+`}`)
+			r.Files = files
+			d := p.Decide(r)
+			if d.Verdict != c.want || !strings.Contains(d.Reason, c.reason) {
+				t.Errorf("%s: %s (%s), want %s with %q", c.cmd, d.Verdict, d.Reason, c.want, c.reason)
+			}
+		})
 	}
 }

@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // The handlers of build tools and package managers: npm, yarn, pip, poetry, bundler, gem, composer, go, cmake, the C compilers, and the folder a build runs in (policy/programs/build.toml).
 
@@ -493,4 +496,63 @@ func chmodBits(m string) (world, setid bool) {
 		}
 	}
 	return world, setid
+}
+
+// --- npx ---
+
+// npxHandler: npx NAME (bunx NAME) runs the project's installed program
+// when node_modules/.bin/NAME is in the project, in the folder it starts
+// from or one above it: that is the project's own code, as npm run runs
+// it, and nothing is downloaded. Otherwise, and with a package named
+// (-p, NAME@VERSION, @scope/pkg, a path), a command string (-c) or
+// --ignore-existing, it downloads and runs a package, as its entry says.
+// A wrong guess runs confined, as the project's code does: a download
+// meets the sandbox's closed network.
+func npxHandler(c *cmdRun) {
+	if c.prog != "npx" && c.prog != "bunx" || len(c.ops) == 0 || !c.ops[0].lit ||
+		c.has("-p", "--package", "-c", "--call", "--ignore-existing", "-h", "--help", "-v", "--version") {
+		return
+	}
+	name := c.ops[0].word
+	if !npmBinName(name) || c.sh.files == nil {
+		return
+	}
+	dir := c.base
+	if dir == "" {
+		dir = c.sh.cwd
+	}
+	for ; dir != "" && c.sh.inProject(dir); dir = path.Dir(dir) {
+		bin := path.Join(dir, "node_modules", ".bin", name)
+		switch c.sh.files(bin) {
+		case FileAbsent:
+			continue
+		case FileUnknown:
+			return // (beyond a link, or nobody can tell)
+		}
+		kept := c.effects[:0]
+		for _, e := range c.effects {
+			if e.Kind != EffNetwork && e.Kind != EffExec {
+				kept = append(kept, e)
+			}
+		}
+		c.effects = kept
+		c.add(Effect{Kind: EffProject, Path: bin, What: c.prog + " " + name + " runs the project's installed " + name})
+		return
+	}
+}
+
+// npmBinName reports whether w is the plain name of a package's program
+// (tsc, eslint, vite): no version, scope, path or option.
+func npmBinName(w string) bool {
+	if w == "" || len(w) > 214 || w[0] == '.' || w[0] == '-' || w[0] == '_' {
+		return false
+	}
+	for _, r := range w {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '.', r == '_':
+		default:
+			return false
+		}
+	}
+	return true
 }
