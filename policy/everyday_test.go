@@ -217,3 +217,44 @@ func TestNpxInstalled(t *testing.T) {
 		})
 	}
 }
+
+// TestUvRunInstalled: uv run in a project whose environment is made
+// (.venv beside its pyproject.toml) runs the project's code there, with
+// nothing to download; one that would fetch a package or an interpreter,
+// make an environment of its own, or has none to use reaches the network.
+func TestUvRunInstalled(t *testing.T) {
+	p := mustPolicy(t, "")
+	made := filesFrom(map[string]string{
+		testCwd + "/pyproject.toml":      "recoverable",
+		testCwd + "/.venv/pyvenv.cfg":    "build-output",
+		"/tmp/other/pyproject.toml":      "recoverable",
+		"/tmp/other/.venv/pyvenv.cfg":    "build-output",
+		testCwd + "/bare/pyproject.toml": "recoverable",
+	})
+	for _, c := range []struct {
+		cmd    string
+		want   Verdict
+		reason string
+	}{
+		{"uv run pytest tests/ -v", Allow, "project's own code"},
+		{"uv run uvicorn app.main:app --host 0.0.0.0 --port 8081", Allow, "project's own code"},
+		{"cd src && uv run python -m app", Allow, "project's own code"},
+		{"uv run --frozen pytest", Allow, "project's own code"},
+		{"uv run --with httpx python x.py", Ask, "reaches the network"},
+		{"uv run --python 3.13 pytest", Ask, "reaches the network"},
+		{"uv run --isolated pytest", Ask, "reaches the network"},
+		{"uv run --script tool.py", Ask, "reaches the network"},
+		{"cd bare && uv run pytest", Ask, "reaches the network"},
+		{"cd /tmp/other && uv run pytest", Ask, ""},
+		{"uv sync", Ask, "reaches the network"},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			r := req(t, "Bash", `{"command":`+strconv.Quote(c.cmd)+`}`)
+			r.Files = made
+			d := p.Decide(r)
+			if d.Verdict != c.want || !strings.Contains(d.Reason, c.reason) {
+				t.Errorf("%s: %s (%s), want %s with %q", c.cmd, d.Verdict, d.Reason, c.want, c.reason)
+			}
+		})
+	}
+}

@@ -26,7 +26,7 @@ func init() {
 		"pipconfig": pipConfigHandler, "poetry": subWordsHandler(poetryWords),
 		"bundle": subWordsHandler(bundleWords), "gem": subWordsHandler(gemWords),
 		"composer": subWordsHandler(composerWords), "go": goHandler, "cmake": cmakeHandler,
-		"builddir": buildDirHandler, "cc": ccHandler, "execsub": execSubHandler, "npx": npxHandler,
+		"builddir": buildDirHandler, "cc": ccHandler, "execsub": execSubHandler, "npx": npxHandler, "uvrun": uvRunHandler,
 		"npm+dir":    func(c *cmdRun) { npmHandler(c); buildDirHandler(c) },
 		"yarn+dir":   func(c *cmdRun) { yarnHandler(c); buildDirHandler(c) },
 		"poetry+dir": func(c *cmdRun) { subWordsHandler(poetryWords)(c); buildDirHandler(c) },

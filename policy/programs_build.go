@@ -556,3 +556,45 @@ func npmBinName(w string) bool {
 	}
 	return true
 }
+
+// --- uv run ---
+
+// uvRunHandler: uv run reaches the network only to make the project's
+// environment. Where the project has one already (.venv/pyvenv.cfg beside
+// the pyproject.toml found from where it starts, in the project), what it
+// runs is the project's code in that environment, and nothing needs
+// downloading; a sync it still wanted meets the sandbox's closed network.
+// With a package or an interpreter to fetch (--with, --python), an
+// environment of its own (--isolated, --script, --no-project), or no
+// environment there, it reaches the network as its entry says.
+func uvRunHandler(c *cmdRun) {
+	buildDirHandler(c)
+	if len(c.prefix) < 2 || c.prefix[1] != "run" || c.sh.files == nil ||
+		c.has("--with", "--python", "-p", "--isolated", "--script", "--no-project") {
+		return
+	}
+	dir := c.base
+	if dir == "" {
+		dir = c.sh.cwd
+	}
+	for ; dir != "" && c.sh.inProject(dir); dir = path.Dir(dir) {
+		switch c.sh.files(path.Join(dir, "pyproject.toml")) {
+		case FileAbsent:
+			continue
+		case FileUnknown:
+			return
+		}
+		switch c.sh.files(path.Join(dir, ".venv", "pyvenv.cfg")) {
+		case FileAbsent, FileUnknown:
+			return
+		}
+		kept := c.effects[:0]
+		for _, e := range c.effects {
+			if e.Kind != EffNetwork {
+				kept = append(kept, e)
+			}
+		}
+		c.effects = kept
+		return
+	}
+}

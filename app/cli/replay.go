@@ -120,7 +120,16 @@ func cmdReplay(ctx context.Context, e *Env, args []string) error {
 			if facts != nil {
 				facts(r)
 			} else {
-				r.Files = func(string) policy.FileState { return policy.FileUnrecoverable }
+				r.Files = func(p string) policy.FileState {
+					if strings.Contains(p, "/node_modules/.bin/") || strings.HasSuffix(p, "/.venv/pyvenv.cfg") {
+						// Whether a program or an environment is
+						// installed is not known here, and taking it as
+						// installed would let npx and uv run run as the
+						// project's code with nothing to download.
+						return policy.FileUnknown
+					}
+					return policy.FileUnrecoverable
+				}
 			}
 			r.Keep = func(string, string) policy.KeepAnswer { return policy.KeepAnswer{OK: true} }
 		}
