@@ -16,7 +16,7 @@ import (
 // a clone where the filesystem can). The files are made again, untimed,
 // for every keep. "budget" is the daemon's way (the keep takes the walk
 // that measured); "walk-twice", measuring and then keeping, is the
-// baseline.
+// baseline; "floor" is the hard links alone.
 func BenchmarkKeep(b *testing.B) {
 	cases := []struct {
 		name    string
@@ -34,6 +34,30 @@ func BenchmarkKeep(b *testing.B) {
 			b.Run(tc.name+"/"+way, func(b *testing.B) { benchKeep(b, tc.files, tc.size, tc.inPlace, way == "budget") })
 		}
 	}
+	// The floor: only the hard links a keep of 1,000 files makes, one
+	// linkat each into a fresh folder, nothing measured, checked or
+	// recorded. What a keep costs above it is agate's.
+	b.Run("delete-1000/floor", func(b *testing.B) {
+		proj, store := b.TempDir(), b.TempDir()
+		var files []string
+		for j := range 1000 {
+			p := filepath.Join(proj, fmt.Sprintf("d%02d", j%20), fmt.Sprintf("f%04d.txt", j))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, make([]byte, 4096), 0o644)
+			files = append(files, p)
+		}
+		for i := 0; b.Loop(); i++ {
+			b.StopTimer()
+			dir := filepath.Join(store, fmt.Sprint(i))
+			os.Mkdir(dir, 0o700)
+			b.StartTimer()
+			for j, p := range files {
+				if err := os.Link(p, filepath.Join(dir, fmt.Sprintf("%06d", j))); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 }
 
 func benchKeep(b *testing.B, files, size int, inPlace, budget bool) {
