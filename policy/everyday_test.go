@@ -184,11 +184,7 @@ func TestNpxInstalled(t *testing.T) {
 		"/tmp/elsewhere/node_modules/.bin/tsc":             "build-output",
 		testCwd + "/packages/web/node_modules/.bin/eslint": "build-output",
 	})
-	for _, c := range []struct {
-		cmd    string
-		want   Verdict
-		reason string
-	}{
+	decideEach(t, p, files, []cmdCase{
 		{"npx tsc --noEmit", Allow, "project's own code"},
 		{"npx --yes vite build", Allow, "project's own code"},
 		{"bunx tsc -p .", Allow, "project's own code"},
@@ -206,16 +202,7 @@ func TestNpxInstalled(t *testing.T) {
 		{"npx ./node_modules/.bin/tsc", Ask, ""},
 		{"cd /tmp/elsewhere && npx tsc", Ask, ""},
 		{"npx $TOOL", Ask, ""},
-	} {
-		t.Run(c.cmd, func(t *testing.T) {
-			r := req(t, "Bash", `{"command":`+strconv.Quote(c.cmd)+`}`)
-			r.Files = files
-			d := p.Decide(r)
-			if d.Verdict != c.want || !strings.Contains(d.Reason, c.reason) {
-				t.Errorf("%s: %s (%s), want %s with %q", c.cmd, d.Verdict, d.Reason, c.want, c.reason)
-			}
-		})
-	}
+	})
 }
 
 // TestUvRunInstalled: uv run in a project whose environment is made
@@ -231,11 +218,7 @@ func TestUvRunInstalled(t *testing.T) {
 		"/tmp/other/.venv/pyvenv.cfg":    "build-output",
 		testCwd + "/bare/pyproject.toml": "recoverable",
 	})
-	for _, c := range []struct {
-		cmd    string
-		want   Verdict
-		reason string
-	}{
+	decideEach(t, p, made, []cmdCase{
 		{"uv run pytest tests/ -v", Allow, "project's own code"},
 		{"uv run uvicorn app.main:app --host 0.0.0.0 --port 8081", Allow, "project's own code"},
 		{"cd src && uv run python -m app", Allow, "project's own code"},
@@ -247,10 +230,25 @@ func TestUvRunInstalled(t *testing.T) {
 		{"cd bare && uv run pytest", Ask, "reaches the network"},
 		{"cd /tmp/other && uv run pytest", Ask, ""},
 		{"uv sync", Ask, "reaches the network"},
-	} {
+	})
+}
+
+// cmdCase is a shell command and the verdict and a part of the reason
+// it should get.
+type cmdCase struct {
+	cmd    string
+	want   Verdict
+	reason string
+}
+
+// decideEach decides each command in the test project, with files
+// saying what is on the disk.
+func decideEach(t *testing.T, p *Policy, files func(string) FileState, cases []cmdCase) {
+	t.Helper()
+	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {
 			r := req(t, "Bash", `{"command":`+strconv.Quote(c.cmd)+`}`)
-			r.Files = made
+			r.Files = files
 			d := p.Decide(r)
 			if d.Verdict != c.want || !strings.Contains(d.Reason, c.reason) {
 				t.Errorf("%s: %s (%s), want %s with %q", c.cmd, d.Verdict, d.Reason, c.want, c.reason)
