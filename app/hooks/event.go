@@ -14,10 +14,11 @@ const (
 	Gemini     = "gemini"
 	Cursor     = "cursor"
 	Codex      = "codex"
+	QwenCode   = "qwen-code"
 )
 
 // Agents returns the names of the agents with an adapter.
-func Agents() []string { return []string{ClaudeCode, Gemini, Cursor, Codex} }
+func Agents() []string { return []string{ClaudeCode, Gemini, Cursor, Codex, QwenCode} }
 
 // Known reports whether agent is one of Agents.
 func Known(agent string) bool { return slices.Contains(Agents(), agent) }
@@ -61,7 +62,7 @@ func (k Kind) String() string {
 // of the daemon's decide request; for KindTaint, Tool names the tool that
 // brought the content in.
 type Event struct {
-	Agent string // ClaudeCode, Gemini, Cursor or Codex
+	Agent string // ClaudeCode, Gemini, Cursor, Codex or QwenCode
 	Name  string // the event as the agent names it: "PreToolUse", "BeforeTool", "beforeShellExecution"
 	Kind  Kind
 

@@ -3,7 +3,7 @@
 // the daemon's answer as the agent reads it, Neutral leaves the agent to
 // go on, and Unreachable fails closed when the daemon could not be asked.
 // It is the one table of adapters (packages claude, gemini, cursor and
-// codex); like them it is pure: bytes in, bytes out.
+// codex, qwen); like them it is pure: bytes in, bytes out.
 //
 // An agent runs `agate hook AGENT` for each hook event, with one JSON
 // object on stdin. Parse turns it into a hooks.Event of one of these
@@ -41,6 +41,7 @@ import (
 	"github.com/agatehq/agate/app/hooks/codex"
 	"github.com/agatehq/agate/app/hooks/cursor"
 	"github.com/agatehq/agate/app/hooks/gemini"
+	"github.com/agatehq/agate/app/hooks/qwen"
 	"github.com/agatehq/agate/policy/verdict"
 )
 
@@ -72,6 +73,8 @@ var adapters = map[string]adapter{
 	// (PermissionRequest) is reached only after PreToolUse: a daemon that
 	// is down blocks every Codex call, whatever on_daemon_down says.
 	hooks.Codex: {parse: codex.Parse, render: codex.Render, neutral: codex.Neutral, howTo: codex.HowTo, downAsks: false},
+	// Qwen Code runs a call whose hook fails in any way but exit 2.
+	hooks.QwenCode: {parse: qwen.Parse, render: qwen.Render, neutral: qwen.Neutral, post: qwen.PostContext, howTo: howToApprove, downAsks: true},
 }
 
 // Parse reads one hook event of agent from data, the JSON the agent wrote

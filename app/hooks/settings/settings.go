@@ -36,6 +36,7 @@ func Timeout(approvals time.Duration) time.Duration { return approvals + timeout
 //	gemini       ~/.gemini/settings.json                                     PROJECT/.gemini/settings.json
 //	cursor       ~/.cursor/hooks.json                                        PROJECT/.cursor/hooks.json
 //	codex        ~/.codex/config.toml ($CODEX_HOME/config.toml)              PROJECT/.codex/config.toml
+//	qwen-code    ~/.qwen/settings.json ($QWEN_HOME/settings.json)            PROJECT/.qwen/settings.json
 func Path(agent, project string) (string, error) {
 	var dir, name string
 	switch agent {
@@ -47,6 +48,8 @@ func Path(agent, project string) (string, error) {
 		dir, name = ".cursor", "hooks.json"
 	case hooks.Codex:
 		dir, name = ".codex", "config.toml"
+	case hooks.QwenCode:
+		dir, name = ".qwen", "settings.json"
 	default:
 		return "", fmt.Errorf("unknown agent %q (want %s)", agent, strings.Join(hooks.Agents(), ", "))
 	}
@@ -64,11 +67,11 @@ func Path(agent, project string) (string, error) {
 		}
 		return filepath.Join(home, name), nil
 	}
-	if agent == hooks.ClaudeCode {
-		if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+	for a, v := range map[string]string{hooks.ClaudeCode: "CLAUDE_CONFIG_DIR", hooks.QwenCode: "QWEN_HOME"} {
+		if d := os.Getenv(v); a == agent && d != "" {
 			abs, err := filepath.Abs(d)
 			if err != nil {
-				return "", fmt.Errorf("CLAUDE_CONFIG_DIR %q: %w", d, err)
+				return "", fmt.Errorf("%s %q: %w", v, d, err)
 			}
 			return filepath.Join(abs, name), nil
 		}
@@ -341,6 +344,9 @@ func Status(agent, settingsPath string) FileStatus {
 		st.Entries = append(st.Entries, Entry{Entry: e, BinProblem: binProblem(e.Bin)})
 	}
 	st.Missing = settingsjson.Missing(agent, entries)
+	if agent == hooks.QwenCode {
+		st.HooksOff = settingsjson.QwenHooksOff(data, os.Getenv)
+	}
 	if agent == hooks.Gemini {
 		st.HooksOff = settingsjson.GeminiHooksOff(data)
 		p := settingsjson.GeminiPolicyPath(settingsPath)

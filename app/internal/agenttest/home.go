@@ -191,6 +191,30 @@ func (s *Server) CodexEnv() []string {
 	return []string{"AGENTTEST_OPENAI_KEY=agenttest-dummy"}
 }
 
+// QwenEnv points Qwen Code at the fake server's Chat Completions API.
+func (s *Server) QwenEnv() []string {
+	return []string{"OPENAI_BASE_URL=" + s.URL + "/v1", "OPENAI_API_KEY=agenttest-dummy", "OPENAI_MODEL=agenttest-model"}
+}
+
+// QwenSettings writes Qwen Code's user settings for the fake server (the
+// OpenAI-compatible auth, no statistics, telemetry or update checks),
+// plus extra top-level keys. It returns the settings file's path.
+func (h *Home) QwenSettings(t testing.TB, extra map[string]any) string {
+	t.Helper()
+	s := map[string]any{
+		"security":  map[string]any{"auth": map[string]any{"selectedType": "openai"}},
+		"privacy":   map[string]any{"usageStatisticsEnabled": false},
+		"general":   map[string]any{"enableAutoUpdate": false},
+		"telemetry": map[string]any{"enabled": false},
+	}
+	for k, v := range extra {
+		s[k] = v
+	}
+	path := filepath.Join(h.Home, ".qwen", "settings.json")
+	WriteJSON(t, path, s)
+	return path
+}
+
 // WriteFile writes data to path, making its folder.
 func WriteFile(t testing.TB, path string, data []byte) {
 	t.Helper()

@@ -26,6 +26,7 @@ var (
 	ClaudeCode    = Package{"@anthropic-ai/claude-code", "2.1.332", "claude"}
 	GeminiCLI     = Package{"@google/gemini-cli", "0.61.0", "gemini"}
 	Codex         = Package{"@openai/codex", "0.171.0", "codex"}
+	QwenCode      = Package{"@qwen-code/qwen-code", "0.24.4", "qwen"}
 	MCPFilesystem = Package{"@modelcontextprotocol/server-filesystem", "2026.8.31", "mcp-server-filesystem"}
 	MCPEverything = Package{"@modelcontextprotocol/server-everything", "2026.8.31", "mcp-server-everything"}
 )

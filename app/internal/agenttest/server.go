@@ -33,12 +33,13 @@ const (
 	Anthropic = "anthropic" // Claude Code
 	Gemini    = "gemini"    // Gemini CLI
 	OpenAI    = "openai"    // Codex (Responses API)
+	Chat      = "chat"      // Qwen Code, OpenCode, Copilot CLI (Chat Completions API)
 )
 
 // Request is one request the server got.
 type Request struct {
 	Time   time.Time
-	API    string // Anthropic, Gemini or OpenAI; "" for anything else
+	API    string // Anthropic, Gemini, OpenAI or Chat; "" for anything else
 	Method string
 	Path   string // with the query
 	Header http.Header
@@ -65,7 +66,7 @@ func (r *Request) Tools() []string {
 	}
 	var names []string
 	switch r.API {
-	case Anthropic, OpenAI:
+	case Anthropic, OpenAI, Chat:
 		for _, t := range list(m["tools"]) {
 			tm, _ := t.(map[string]any)
 			if n, _ := tm["name"].(string); n != "" {
@@ -139,6 +140,17 @@ func (r *Request) ToolResults() []ToolResult {
 				tr.Output = string(b)
 				out = append(out, tr)
 			}
+		}
+	case Chat:
+		for _, msg := range list(m["messages"]) {
+			mm, _ := msg.(map[string]any)
+			if mm["role"] != "tool" {
+				continue
+			}
+			tr := ToolResult{}
+			tr.ID, _ = mm["tool_call_id"].(string)
+			tr.Output = textOf(mm["content"])
+			out = append(out, tr)
 		}
 	case OpenAI:
 		for _, it := range list(m["input"]) {
@@ -328,6 +340,10 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		r.API = OpenAI
 		turn, _, id := s.take(&r, len(r.Tools()) > 0)
 		s.openai(w, &r, turn, id)
+	case strings.HasSuffix(path, "/chat/completions"):
+		r.API = Chat
+		turn, _, id := s.take(&r, len(r.Tools()) > 0)
+		s.chat(w, &r, turn, id)
 	case strings.HasSuffix(path, "/models"):
 		s.take(&r, false)
 		writeJSON(w, map[string]any{"object": "list", "data": []any{}, "models": []any{}})
@@ -491,4 +507,50 @@ func (s *Server) openai(w http.ResponseWriter, r *Request, turn Turn, id int) {
 	done["usage"] = map[string]any{"input_tokens": 10, "input_tokens_details": map[string]any{"cached_tokens": 0},
 		"output_tokens": 5, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 15}
 	sse(w, "response.completed", map[string]any{"type": "response.completed", "sequence_number": 4, "response": done})
+}
+
+// chat answers a Chat Completions request with turn: streamed as
+// chunks ("data: {...}", then "data: [DONE]") when the request asks for
+// a stream, else as one completion.
+func (s *Server) chat(w http.ResponseWriter, r *Request, turn Turn, id int) {
+	req := r.JSON()
+	model, _ := req["model"].(string)
+	stream, _ := req["stream"].(bool)
+	cid := fmt.Sprintf("chatcmpl-agenttest-%d", time.Now().UnixNano())
+	msg := map[string]any{"role": "assistant", "content": turn.Text}
+	finish := "stop"
+	if turn.Tool != "" {
+		msg["content"] = nil
+		msg["tool_calls"] = []any{map[string]any{"index": 0, "id": fmt.Sprintf("call_agenttest_%02d", id), "type": "function",
+			"function": map[string]any{"name": turn.Tool, "arguments": argsJSON(turn)}}}
+		finish = "tool_calls"
+	}
+	usage := map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+	if !stream {
+		writeJSON(w, map[string]any{"id": cid, "object": "chat.completion", "created": time.Now().Unix(), "model": model,
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}, "usage": usage})
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	chunk := func(delta map[string]any, finish any, usage any) {
+		c := map[string]any{"id": cid, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+		if usage != nil {
+			c["usage"] = usage
+		}
+		b, _ := json.Marshal(c)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)
+	if turn.Tool != "" {
+		chunk(map[string]any{"tool_calls": msg["tool_calls"]}, nil, nil)
+	} else {
+		chunk(map[string]any{"content": turn.Text}, nil, nil)
+	}
+	chunk(map[string]any{}, finish, usage)
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// GeminiPolicyFile is the name of the hooks.Gemini CLI policy file agate
+// GeminiPolicyFile is the name of the Gemini CLI policy file agate
 // installs, in the policies folder beside the user's settings.json
 // (~/.gemini/policies/agate.toml).
 const GeminiPolicyFile = "agate.toml"
@@ -22,17 +22,17 @@ func GeminiPolicyPath(settingsFile string) string {
 	return filepath.Join(filepath.Dir(settingsFile), "policies", GeminiPolicyFile)
 }
 
-// GeminiPolicy is the hooks.Gemini CLI policy agate installs with its hooks.
+// GeminiPolicy is the Gemini CLI policy agate installs with its hooks.
 //
-// hooks.Gemini CLI does not let a BeforeTool hook's "allow" skip its own
-// confirmation: the hook decides, then hooks.Gemini's policy engine asks the
+// Gemini CLI does not let a BeforeTool hook's "allow" skip its own
+// confirmation: the hook decides, then Gemini's policy engine asks the
 // person again for every shell command, file write or MCP call. This rule
 // hands those calls to agate's hook alone in the interactive modes that
 // would ask (default and auto-edit), so one call gets one prompt: agate's
 // allow runs the call, its deny blocks it, its ask reaches the person in
-// agate's prompt or hooks.Gemini's dialog. It is at the user tier's lowest
+// agate's prompt or Gemini's dialog. It is at the user tier's lowest
 // priority, so a person's own rules still win, and it leaves plan mode,
-// yolo and headless runs as hooks.Gemini has them.
+// yolo and headless runs as Gemini has them.
 //
 // The rule is safe only while agate's hook runs on every call and always
 // answers with exit 0 or 2 (runner.Main): Gemini CLI runs a call whose hook
@@ -40,9 +40,9 @@ func GeminiPolicyPath(settingsFile string) string {
 func GeminiPolicy() []byte {
 	return []byte(geminiPolicyMark + `
 #
-# hooks.Gemini CLI asks its own question after agate's hook has allowed a call.
+# Gemini CLI asks its own question after agate's hook has allowed a call.
 # agate's BeforeTool hook decides every tool call (allow, deny, or ask you
-# in agate's prompt or hooks.Gemini's dialog), so hooks.Gemini is told not to ask again.
+# in agate's prompt or Gemini's dialog), so Gemini is told not to ask again.
 # This holds only while agate's hooks are installed in ~/.gemini/settings.json.
 [[rule]]
 toolName = "*"
@@ -58,11 +58,11 @@ func IsGeminiPolicy(data []byte) bool {
 	return bytes.HasPrefix(data, []byte(geminiPolicyMark+"\n"))
 }
 
-// GeminiHooksOff says why hooks.Gemini CLI would not run agate's hooks from a
+// GeminiHooksOff says why Gemini CLI would not run agate's hooks from a
 // settings file, or "" when nothing there turns them off: hooks switched
 // off (hooksConfig.enabled = false), or agate's turned off by name
-// (hooksConfig.disabled holds "agate", as hooks.Gemini's /hooks panel writes).
-// With agate's policy installed, hooks.Gemini then runs every call unasked.
+// (hooksConfig.disabled holds "agate", as Gemini's /hooks panel writes).
+// With agate's policy installed, Gemini then runs every call unasked.
 func GeminiHooksOff(settings []byte) string {
 	s, err := parseSettings(settings)
 	if err != nil {

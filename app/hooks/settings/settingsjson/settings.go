@@ -1,5 +1,6 @@
 // Package settingsjson edits agate's hooks in the agents' JSON settings
-// (Claude Code's and Gemini CLI's settings.json, Cursor's hooks.json) as
+// (Claude Code's, Gemini CLI's and Qwen Code's settings.json, Cursor's
+// hooks.json) as
 // bytes, with package jsonc: every key agate does not own stays, in its
 // order, and so do the comments and trailing commas of a file that has
 // them (JSON with comments, as Gemini CLI and VS Code allow). What agate
@@ -31,7 +32,7 @@ type Hook struct {
 // layout is how an agent's settings file holds its hooks.
 type layout struct {
 	// grouped: hooks.EVENT is a list of matcher groups {matcher, hooks:
-	// [handler...]} (Claude Code, hooks.Gemini CLI); otherwise a list of
+	// [handler...]} (Claude Code, Gemini CLI); otherwise a list of
 	// handlers (hooks.Cursor).
 	grouped bool
 	hooks   []Hook
@@ -75,6 +76,26 @@ func layoutOf(agent string) (*layout, error) {
 			unit: time.Millisecond,
 			handler: func(c string, t []byte) jsonc.Node {
 				return jsonc.Obj("name", jsonc.Lit(hookjson.Must("agate")), "type", jsonc.Lit(hookjson.Must("command")), "command", jsonc.Lit(hookjson.Must(c)), "timeout", jsonc.Lit(t))
+			},
+		}, nil
+	case hooks.QwenCode:
+		return &layout{
+			grouped: true,
+			hooks: []Hook{
+				// No matcher: every tool (Qwen's matcher is a regex).
+				{"PreToolUse", ""},
+				// Outside content taints the run; what a call wrote is
+				// the session's as it stands once it ran.
+				{"PostToolUse", ""},
+				{"UserPromptSubmit", ""},
+				{"Stop", ""},
+			},
+			// Milliseconds: Qwen Code reads a timeout under 1000 as
+			// seconds and one of 1000 or more as milliseconds, so a
+			// timeout in seconds past 999 would be read as a second.
+			unit: time.Millisecond,
+			handler: func(c string, t []byte) jsonc.Node {
+				return jsonc.Obj("type", jsonc.Lit(hookjson.Must("command")), "command", jsonc.Lit(hookjson.Must(c)), "timeout", jsonc.Lit(t))
 			},
 		}, nil
 	case hooks.Cursor:
