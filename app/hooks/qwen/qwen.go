@@ -72,4 +72,3 @@ func PostContext(ev *hooks.Event, text string) hooks.Output { return claude.Post
 // Neutral is no output, which Qwen Code reads as no decision; it is given
 // only to events that decide no call.
 func Neutral(ev *hooks.Event) hooks.Output { return hooks.Output{} }
-
