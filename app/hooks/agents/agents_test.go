@@ -715,7 +715,7 @@ func TestHookKinds(t *testing.T) {
 	}
 	a := hooks.Agents()
 	sort.Strings(a)
-	if strings.Join(a, ",") != "claude-code,codex,cursor,gemini" || !hooks.Known(hooks.Cursor) || !hooks.Known(hooks.Codex) || hooks.Known("codex-cli") {
+	if strings.Join(a, ",") != "claude-code,codex,cursor,gemini,qwen-code" || !hooks.Known(hooks.Cursor) || !hooks.Known(hooks.Codex) || hooks.Known("codex-cli") {
 		t.Errorf("agents: %v", a)
 	}
 }
@@ -744,5 +744,64 @@ func TestCodexUnattendedSaysHow(t *testing.T) {
 	out = Render(ev, hooks.Answer{Decision: verdict.Deny, Layer: "hard_deny", Reason: "no", By: "policy"})
 	if strings.Contains(out.Stderr, "agate approvals --watch") {
 		t.Errorf("a policy deny offers approval: %+v", out)
+	}
+}
+
+// TestHookQwen: Qwen Code's events read as Claude Code's, with Qwen's
+// project folder, modes and tools; a deny is exit 2 with the reason on
+// stderr, the one answer Qwen always obeys, and an allow or ask is JSON.
+func TestHookQwen(t *testing.T) {
+	env := func(k string) string {
+		return map[string]string{"QWEN_PROJECT_DIR": "/w/proj", "CLAUDE_CODE_ENTRYPOINT": "sdk-cli"}[k]
+	}
+	pre := func(mode string) []byte {
+		return []byte(`{"session_id":"s1","cwd":"/w/proj/src","hook_event_name":"PreToolUse","permission_mode":"` + mode +
+			`","prompt_id":"p1","tool_name":"run_shell_command","tool_input":{"command":"ls"},"tool_use_id":"toolu_1"}`)
+	}
+	ev, err := Parse(hooks.QwenCode, pre("default"), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Kind != hooks.KindCall || ev.Tool != "run_shell_command" || ev.Args["command"] != "ls" || ev.Workspace != "/w/proj" ||
+		ev.Session != "s1" || !ev.Interactive || !ev.AgentPrompt || ev.Headless {
+		t.Errorf("PreToolUse: %+v", ev)
+	}
+	if ev, _ := Parse(hooks.QwenCode, pre("yolo"), env); ev.Interactive {
+		t.Errorf("yolo reads as a mode where somebody is asked: %+v", ev)
+	}
+	deny := Render(ev, hooks.Answer{Decision: verdict.Deny, Reason: "it deletes x"})
+	if deny.Code != hooks.ExitBlock || !strings.Contains(deny.Stderr, "it deletes x") || len(deny.Stdout) != 0 {
+		t.Errorf("deny: %+v", deny)
+	}
+	for _, d := range []verdict.Verdict{verdict.Allow, verdict.Ask} {
+		out := Render(ev, hooks.Answer{Decision: d, Reason: "r", UpdatedInput: json.RawMessage(`{"command":"x"}`)})
+		var got struct {
+			H struct {
+				Event    string          `json:"hookEventName"`
+				Decision string          `json:"permissionDecision"`
+				Updated  json.RawMessage `json:"updatedInput"`
+			} `json:"hookSpecificOutput"`
+		}
+		if out.Code != 0 || json.Unmarshal(out.Stdout, &got) != nil || got.H.Event != "PreToolUse" || got.H.Decision != d.String() || got.H.Updated != nil {
+			t.Errorf("%s: %+v (%s)", d, out, out.Stdout)
+		}
+	}
+	for _, c := range []struct {
+		in   string
+		kind hooks.Kind
+	}{
+		{`{"hook_event_name":"PostToolUse","session_id":"s1","tool_name":"web_fetch","tool_input":{"url":"https://x.example"}}`, hooks.KindTaint},
+		{`{"hook_event_name":"PostToolUse","session_id":"s1","tool_name":"mcp__demo__echo","tool_input":{}}`, hooks.KindTaint},
+		{`{"hook_event_name":"PostToolUse","session_id":"s1","tool_name":"read_file","tool_input":{"file_path":"/w/proj/a"}}`, hooks.KindOutcome},
+		{`{"hook_event_name":"UserPromptSubmit","session_id":"s1","prompt":"hi"}`, hooks.KindNewRun},
+		{`{"hook_event_name":"PreToolUse","session_id":"s1"}`, 0},
+	} {
+		ev, err := Parse(hooks.QwenCode, []byte(c.in), env)
+		switch {
+		case c.kind == 0 && err == nil:
+			t.Errorf("%s: no error", c.in)
+		case c.kind != 0 && (err != nil || ev.Kind != c.kind):
+			t.Errorf("%s: %+v, %v; want %v", c.in, ev, err, c.kind)
+		}
 	}
 }
