@@ -12,6 +12,7 @@
 //	gemini      Gemini CLI's protocol
 //	cursor      Cursor's protocol
 //	codex       Codex CLI's protocol
+//	qwen        Qwen Code's: Claude Code's protocol, a deny as exit 2
 //	confine     a shell call rewritten to run under agate sandbox, and read back
 //	runner      one hook call: stdin, the daemon, stdout, exit 0 or 2, whatever happens
 //	agate-hook  the lean binary agents run per call: the runner and nothing else
