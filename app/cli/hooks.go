@@ -17,8 +17,8 @@ import (
 func init() {
 	register(&command{
 		name:    "hooks",
-		args:    "install claude-code|gemini|cursor|codex [--project DIR] [--bin PATH] | uninstall AGENT [--project DIR] | status [--project DIR]",
-		summary: "install, remove or check agate's hooks in Claude Code, Gemini CLI, Cursor and Codex CLI",
+		args:    "install claude-code|gemini|cursor|codex|qwen-code [--project DIR] [--bin PATH] | install claude-compatible --settings FILE | uninstall AGENT [--project DIR|--settings FILE] | status [--project DIR] [--settings FILE]",
+		summary: "install, remove or check agate's hooks in Claude Code, Gemini CLI, Cursor, Codex CLI, Qwen Code, or any agent in Claude Code's hook protocol",
 		run:     cmdHooks,
 	})
 }
@@ -29,6 +29,7 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 	cf.add(fs)
 	project := fs.String("project", "", "the project `dir` whose settings to change or check (default: your user settings)")
 	bin := fs.String("bin", "", "with install: the agate `binary` the hooks run, absolute (default: agate-cli beside this binary, else this binary)")
+	settingsFile := fs.String("settings", "", "the settings `file` of an agent in Claude Code's hook protocol (claude-compatible): one that holds hooks.PreToolUse")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -45,15 +46,30 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 	if *bin != "" && pos[0] != "install" {
 		return usagef("--bin goes with install")
 	}
+	if *settingsFile != "" {
+		if *project != "" {
+			return usagef("--settings names the file: --project goes without it")
+		}
+		abs, err := filepath.Abs(*settingsFile)
+		if err != nil {
+			return usageErr(fmt.Errorf("--settings %s: %w", *settingsFile, err))
+		}
+		*settingsFile = abs
+	}
 	switch verb := pos[0]; verb {
 	case "install", "uninstall":
 		if len(pos) != 2 || !hooks.Known(pos[1]) {
 			return usagef("hooks %s takes one agent: %s", verb, strings.Join(hooks.Agents(), ", "))
 		}
 		agent := pos[1]
-		file, err := settings.Path(agent, *project)
-		if err != nil {
-			return err
+		file := *settingsFile
+		switch {
+		case file != "" && agent != hooks.ClaudeCompatible:
+			return usagef("--settings goes with claude-compatible (%s has its own file: --project DIR names a project's)", agent)
+		case file == "":
+			if file, err = settings.Path(agent, *project); err != nil {
+				return usageErr(err)
+			}
 		}
 		if verb == "uninstall" {
 			edit, err := settings.Uninstall(agent, file)
@@ -94,6 +110,11 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 	case "status":
 		if len(pos) != 1 {
 			return usagef("hooks status takes no arguments")
+		}
+		if *settingsFile != "" {
+			fmt.Fprintln(e.Stdout, hooks.ClaudeCompatible)
+			printHookFileStatus(e.Stdout, "file", settings.Status(hooks.ClaudeCompatible, *settingsFile))
+			return nil
 		}
 		return hooksStatus(e, cf, *project)
 	default:
@@ -189,6 +210,9 @@ func hooksStatus(e *Env, cf configFlags, project string) error {
 		project = wd
 	}
 	for _, agent := range hooks.Agents() {
+		if agent == hooks.ClaudeCompatible {
+			continue // (no file of its own: hooks status --settings FILE)
+		}
 		fmt.Fprintln(e.Stdout, agent)
 		for _, scope := range []struct{ name, project string }{{"user", ""}, {"project", project}} {
 			file, err := settings.Path(agent, scope.project)

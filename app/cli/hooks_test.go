@@ -114,6 +114,9 @@ func TestHooksCLIUsage(t *testing.T) {
 		{"install", "claude-code", "--project", filepath.Join(w.home, "nowhere")},
 		{"status", "claude-code"},
 		{"status", "--bin", w.bin},
+		{"install", "claude-compatible", "--bin", w.bin},
+		{"install", "claude-code", "--settings", filepath.Join(w.home, "droid.json"), "--bin", w.bin},
+		{"install", "claude-compatible", "--settings", filepath.Join(w.home, "droid.json"), "--project", w.home, "--bin", w.bin},
 		{"frob"},
 	} {
 		code, stdout, _ := runHooks(t, args...)
@@ -123,5 +126,43 @@ func TestHooksCLIUsage(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(w.home, ".claude")); err == nil {
 		t.Error("a usage error wrote settings")
+	}
+}
+
+// TestHooksClaudeCompatible: an agent in Claude Code's hook protocol gets
+// agate's hooks in the settings file the person names, under its own
+// name (so its calls are never rewritten), with the daemon's socket and
+// config in the command; status and uninstall take the same file, and a
+// Claude Code install in the same file is left alone.
+func TestHooksClaudeCompatible(t *testing.T) {
+	w := newHooksWorld(t)
+	file := filepath.Join(w.home, ".factory", "settings.json")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte(`{"model": "x", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "fmt.sh"}]}]}}`+"\n"), 0o644)
+	code, stdout, stderr := runHooks(t, "install", "claude-compatible", "--settings", file, "--bin", w.bin)
+	if code != 0 || !strings.Contains(stdout, file) {
+		t.Fatalf("install: %d %s %s", code, stdout, stderr)
+	}
+	data, _ := os.ReadFile(file)
+	for _, want := range []string{`"model": "x"`, `"fmt.sh"`, w.bin + " hook claude-compatible", "--socket ", `"timeout": 135`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("settings lack %q:\n%s", want, data)
+		}
+	}
+	code, stdout, _ = runHooks(t, "status", "--settings", file)
+	if code != 0 || !strings.Contains(stdout, "claude-compatible\n  file     "+file+": installed") {
+		t.Errorf("status: %d %s", code, stdout)
+	}
+	code, stdout, _ = runHooks(t, "status")
+	if code != 0 || strings.Contains(stdout, "claude-compatible") {
+		t.Errorf("status without --settings names claude-compatible: %s", stdout)
+	}
+	code, stdout, _ = runHooks(t, "uninstall", "claude-compatible", "--settings", file)
+	if code != 0 || !strings.Contains(stdout, "removed") {
+		t.Errorf("uninstall: %d %s", code, stdout)
+	}
+	data, _ = os.ReadFile(file)
+	if strings.Contains(string(data), "claude-compatible") || !strings.Contains(string(data), `"fmt.sh"`) {
+		t.Errorf("after uninstall:\n%s", data)
 	}
 }

@@ -259,3 +259,45 @@ func TestClaudeDeleteKept(t *testing.T) {
 	}
 	c.checkKeptAndUndo(t, "Bash", filepath.Join(c.h.Work, "notes.txt"), body)
 }
+
+// TestClaudeCompatible: `agate hooks install claude-compatible --settings
+// FILE` puts any agent in Claude Code's hook protocol behind agate; the
+// real Claude Code, the first such agent, obeys the hooks it writes. The
+// calls are decided under the name claude-compatible, so none is
+// rewritten to run confined: an allowed command runs as it was, a denied
+// one does not, and the model is told why.
+func TestClaudeCompatible(t *testing.T) {
+	w := newAgentWorld(t, "", agenttest.Call("Bash", map[string]any{"command": "touch made.txt", "description": "make"}),
+		agenttest.Call("Bash", map[string]any{"command": "rm -f scratch.txt", "description": "clean up"}), agenttest.Say("done"))
+	claude := agenttest.Install(t, agenttest.ClaudeCode)
+	w.h.ClaudeState(t)
+	file := filepath.Join(w.h.Home, ".claude", "settings.json")
+	w.h.InstallHooks(t, w.bin, "claude-compatible", w.h.Env(), "--settings", file)
+	tooBigToKeep(t, filepath.Join(w.h.Work, "scratch.txt"))
+	r := w.h.Run(t, agenttest.Cmd{Bin: claude, Args: []string{"-p", "make and clean", "--output-format", "json"}, Env: w.h.Env(w.s.ClaudeEnv()...), Timeout: 90 * time.Second})
+	t.Logf("claude -p: %s\nmodel server:\n%s", r, w.s.Dump())
+	if r.Code != 0 {
+		t.Fatalf("claude: %s", r)
+	}
+	if _, err := os.Stat(filepath.Join(w.h.Work, "made.txt")); err != nil {
+		t.Errorf("the allowed command did not run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.h.Work, "scratch.txt")); err != nil {
+		t.Errorf("the denied command ran: %v", err)
+	}
+	if res := resultsText(w.s); !strings.Contains(res, "scratch.txt, which git cannot give back") {
+		t.Errorf("the model was not told agate's reason: %q", res)
+	}
+	var agents []string
+	for _, rec := range w.audit(t) {
+		if rec.Tool == "Bash" && rec.Event == "decision" {
+			agents = append(agents, rec.Agent+" "+rec.Decision)
+			if rec.Confined != "" {
+				t.Errorf("a claude-compatible call was rewritten: %+v", rec)
+			}
+		}
+	}
+	if strings.Join(agents, ",") != "claude-compatible allow,claude-compatible deny" {
+		t.Errorf("decisions: %q\n%s", agents, w.auditDump(t))
+	}
+}

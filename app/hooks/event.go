@@ -15,10 +15,17 @@ const (
 	Cursor     = "cursor"
 	Codex      = "codex"
 	QwenCode   = "qwen-code"
+	// ClaudeCompatible is any agent that speaks Claude Code's hook
+	// protocol (Factory's Droid among them), in a settings file named at
+	// install. Its calls are never rewritten: whether it honours
+	// updatedInput is not known.
+	ClaudeCompatible = "claude-compatible"
 )
 
 // Agents returns the names of the agents with an adapter.
-func Agents() []string { return []string{ClaudeCode, Gemini, Cursor, Codex, QwenCode} }
+func Agents() []string {
+	return []string{ClaudeCode, Gemini, Cursor, Codex, QwenCode, ClaudeCompatible}
+}
 
 // Known reports whether agent is one of Agents.
 func Known(agent string) bool { return slices.Contains(Agents(), agent) }
@@ -62,7 +69,7 @@ func (k Kind) String() string {
 // of the daemon's decide request; for KindTaint, Tool names the tool that
 // brought the content in.
 type Event struct {
-	Agent string // ClaudeCode, Gemini, Cursor, Codex or QwenCode
+	Agent string // one of Agents
 	Name  string // the event as the agent names it: "PreToolUse", "BeforeTool", "beforeShellExecution"
 	Kind  Kind
 

@@ -75,6 +75,12 @@ var adapters = map[string]adapter{
 	hooks.Codex: {parse: codex.Parse, render: codex.Render, neutral: codex.Neutral, howTo: codex.HowTo, downAsks: false},
 	// Qwen Code runs a call whose hook fails in any way but exit 2.
 	hooks.QwenCode: {parse: qwen.Parse, render: qwen.Render, neutral: qwen.Neutral, post: qwen.PostContext, howTo: howToApprove, downAsks: true},
+	// Another agent in Claude Code's protocol: Claude Code's words, never
+	// a rewritten input (api.Rewritable does not name it).
+	hooks.ClaudeCompatible: {parse: claude.Parse, render: func(ev *hooks.Event, a hooks.Answer) hooks.Output {
+		a.UpdatedInput = nil
+		return claude.Render(ev, a)
+	}, neutral: claude.Neutral, post: claude.PostContext, howTo: howToApprove, downAsks: true},
 }
 
 // Parse reads one hook event of agent from data, the JSON the agent wrote

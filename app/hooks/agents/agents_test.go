@@ -715,7 +715,7 @@ func TestHookKinds(t *testing.T) {
 	}
 	a := hooks.Agents()
 	sort.Strings(a)
-	if strings.Join(a, ",") != "claude-code,codex,cursor,gemini,qwen-code" || !hooks.Known(hooks.Cursor) || !hooks.Known(hooks.Codex) || hooks.Known("codex-cli") {
+	if strings.Join(a, ",") != "claude-code,claude-compatible,codex,cursor,gemini,qwen-code" || !hooks.Known(hooks.Cursor) || !hooks.Known(hooks.Codex) || hooks.Known("codex-cli") {
 		t.Errorf("agents: %v", a)
 	}
 }

@@ -37,6 +37,7 @@ func Timeout(approvals time.Duration) time.Duration { return approvals + timeout
 //	cursor       ~/.cursor/hooks.json                                        PROJECT/.cursor/hooks.json
 //	codex        ~/.codex/config.toml ($CODEX_HOME/config.toml)              PROJECT/.codex/config.toml
 //	qwen-code    ~/.qwen/settings.json ($QWEN_HOME/settings.json)            PROJECT/.qwen/settings.json
+//	claude-compatible   none: ErrNoSettingsFile (the person names the file)
 func Path(agent, project string) (string, error) {
 	var dir, name string
 	switch agent {
@@ -50,6 +51,8 @@ func Path(agent, project string) (string, error) {
 		dir, name = ".codex", "config.toml"
 	case hooks.QwenCode:
 		dir, name = ".qwen", "settings.json"
+	case hooks.ClaudeCompatible:
+		return "", ErrNoSettingsFile
 	default:
 		return "", fmt.Errorf("unknown agent %q (want %s)", agent, strings.Join(hooks.Agents(), ", "))
 	}
@@ -82,6 +85,10 @@ func Path(agent, project string) (string, error) {
 	}
 	return filepath.Join(home, dir, name), nil
 }
+
+// ErrNoSettingsFile is an agent with no settings file of its own
+// (claude-compatible): the person names it.
+var ErrNoSettingsFile = errors.New("claude-compatible has no settings file of its own: name the one that holds hooks.PreToolUse with --settings FILE")
 
 // Binary is the program the hooks run: agate-hook beside the running
 // binary when there is one (it links only what a hook needs and starts
@@ -176,7 +183,9 @@ func InstallWith(agent, settingsPath, bin string, timeout time.Duration, o Insta
 		return installCodex(settingsPath, bin, timeout, o.HardDeny)
 	}
 	co := hooks.CommandOptions{AgentTimeout: timeout}
-	if agent == hooks.Gemini {
+	if agent == hooks.Gemini || agent == hooks.ClaudeCompatible {
+		// (an agent agate does not know may run hooks with an
+		// environment of its own, as Gemini CLI does in CI)
 		co.Socket, co.Config = o.Socket, o.Config
 	}
 	cmd, err := hooks.CommandWith(bin, agent, co)

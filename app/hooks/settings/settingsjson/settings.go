@@ -43,7 +43,7 @@ type layout struct {
 
 func layoutOf(agent string) (*layout, error) {
 	switch agent {
-	case hooks.ClaudeCode:
+	case hooks.ClaudeCode, hooks.ClaudeCompatible:
 		return &layout{
 			grouped: true,
 			hooks: []Hook{
