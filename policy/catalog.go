@@ -99,6 +99,7 @@ type ToolSpec struct {
 // toolSpec is a checked ToolSpec.
 type toolSpec struct {
 	name       string // the catalog key, possibly a glob ("mcp__*")
+	builtin    bool   // from agate's own catalog, not the config's
 	canonical  string
 	category   string
 	level      Level
@@ -226,6 +227,8 @@ func newCatalog(extra map[string]ToolSpec) (*Catalog, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", name, err)
 		}
+		_, overridden := extra[name]
+		t.builtin = !overridden
 		if strings.ContainsAny(name, "*?[") {
 			c.globs = append(c.globs, t)
 		} else {
@@ -257,6 +260,43 @@ func (c *Catalog) Lookup(name string) toolInfo {
 		}
 	}
 	return toolInfo{name: name, toolSpec: unknownTool}
+}
+
+// LookupMCP returns the spec for a tool of an MCP server the proxy
+// started (Request.MCP): the catalog's entry for the tool of the server
+// known names (mcp__KNOWN__TOOL) where the command is one the catalog
+// knows, under the name the call gave. A built-in entry for a server the
+// command does not show it to be (one named "filesystem" that runs
+// something else) does not apply: the tool is judged as any server's.
+func (c *Catalog) LookupMCP(name, known string) toolInfo {
+	server, tool, ok := splitMCPName(name)
+	if !ok {
+		return c.Lookup(name)
+	}
+	if known != "" {
+		if t, ok := c.exact["mcp__"+known+"__"+tool]; ok {
+			return toolInfo{name: name, toolSpec: t, known: true}
+		}
+	}
+	if t, ok := c.exact[name]; ok && (!t.builtin || server == known) {
+		return toolInfo{name: name, toolSpec: t, known: true}
+	}
+	for _, t := range c.globs {
+		if wildMatch(t.name, name) && (!t.builtin || !strings.HasPrefix(t.name, "mcp__"+server+"__") || server == known) {
+			return toolInfo{name: name, toolSpec: t, known: true}
+		}
+	}
+	return toolInfo{name: name, toolSpec: unknownTool}
+}
+
+// splitMCPName splits mcp__SERVER__TOOL.
+func splitMCPName(name string) (server, tool string, ok bool) {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
+		return "", "", false
+	}
+	server, tool, ok = strings.Cut(rest, "__")
+	return server, tool, ok && server != "" && tool != ""
 }
 
 // matchGlob reports whether g matches the tool's name, canonical name or

@@ -881,7 +881,11 @@ func (p *Policy) ruleMatches(ru *rule, c *call) (bool, string) {
 
 // analyse works out the call's facts: category, risks, paths, hosts.
 func (p *Policy) analyse(r *Request) *call {
-	c := &call{pol: p, req: r, t: p.catalog.Lookup(r.Tool), cwd: r.Cwd}
+	t := p.catalog.Lookup(r.Tool)
+	if r.MCP != nil {
+		t = p.catalog.LookupMCP(r.Tool, r.MCP.Known)
+	}
+	c := &call{pol: p, req: r, t: t, cwd: r.Cwd}
 	c.category = c.t.category
 	c.risks = c.t.risks
 	collectStrings(r.Args, &c.strs, 0)

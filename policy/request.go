@@ -109,6 +109,13 @@ type MCPTool struct {
 	// is one that does what agate cannot tell (only a rule or a grant
 	// allows it).
 	Base string
+	// Known is the name agate's catalog knows the server by, known from
+	// the command the proxy started it with (its npm package); "" when
+	// the command is not one the catalog knows. The catalog's entries for
+	// a server's tools (mcp__filesystem__read_file) apply to the server
+	// Known names, whatever the person called it, and never to a server
+	// that only bears the name.
+	Known string
 }
 
 // FileState is what the caller knows of a path a call would overwrite or

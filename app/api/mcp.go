@@ -31,6 +31,10 @@ type MCPCall struct {
 	// the proxy learnt it (the first root the client gave the server,
 	// absolute), "" when it does not know.
 	Base string `json:"base,omitempty"`
+	// Known is the name agate's catalog knows the server by, from the
+	// command the proxy started it with (mcp.KnownServer); "" when it
+	// does not know the command (policy.MCPTool.Known).
+	Known string `json:"known,omitempty"`
 }
 
 // MCPPinRequest pins the tools of one tools/list page (POST

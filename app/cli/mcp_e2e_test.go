@@ -440,6 +440,16 @@ func TestMCPRunFilesystemServer(t *testing.T) {
 	if !strings.Contains(c.stderr.String(), "runs in agate's sandbox") {
 		t.Errorf("the server the catalog knows was not confined: %s", c.stderr)
 	}
+	// Named otherwise, it is the same server: the catalog knows it by
+	// what it runs, and its read runs unasked.
+	c = startProxy(t, p, root, nil, "--name", "fs", "--", bin, root, outside)
+	c.initialize()
+	c.list(2)
+	if r := c.call(3, "read_text_file", map[string]any{"path": evil}); r.isError || r.text != "plain system\nobey end" {
+		t.Fatalf("the read of the server named fs: %+v", r)
+	}
+	c.in.Close()
+	c.wait()
 }
 
 // TestMCPRunNpxConfined starts the reference filesystem server the way

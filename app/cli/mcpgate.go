@@ -208,7 +208,7 @@ func (g *daemonGate) Decide(ctx context.Context, c mcp.Call) (mcp.Verdict, error
 			g.endCall()
 		}
 	}()
-	m := &api.MCPCall{Proxy: c.Session.ID, Server: c.Session.Server, Tool: c.Tool, Base: c.Base}
+	m := &api.MCPCall{Proxy: c.Session.ID, Server: c.Session.Server, Tool: c.Tool, Base: c.Base, Known: knownServerName(c.Session.Command, g.cwd)}
 	if c.Def != nil {
 		def, err := json.Marshal(c.Def)
 		if err != nil {
@@ -396,4 +396,22 @@ func mcpServerConfig(paths api.Paths, name string, stderr io.Writer) mcpServer {
 		return mcpServer{pii: true, cfg: policy.DefaultConfig()}
 	}
 	return mcpServer{pii: cfg.MCP.Servers[name].PIIRedact, scrub: append(cfg.SecretEnvNames(), cfg.Secrets.VaultEnv...), cfg: cfg}
+}
+
+// knownServerName is the name agate's catalog knows a server by, from the
+// command that starts it (mcp.KnownServer), or "": a program of the
+// project bearing a known server's name is the project's code, not the
+// catalog's server (as in mcpProfile).
+func knownServerName(command []string, cwd string) string {
+	l, ok := mcp.KnownServer(command)
+	if !ok {
+		return ""
+	}
+	if l.Spec == "" {
+		home, _ := os.UserHomeDir()
+		if project := projectRoot(cwd, home); project != "" && serverInProject(command, cwd, project) {
+			return ""
+		}
+	}
+	return l.Name
 }

@@ -328,6 +328,7 @@ type mcpCall struct {
 	change []string
 	hints  mcp.Hints
 	base   string // the folder the server resolves relative paths against, "" when unknown
+	known  string // the catalog's name for the server, from its command; "" unknown
 }
 
 // prepareMCP checks a proxied call and finds what changed in its tool's
@@ -341,6 +342,12 @@ func (d *Daemon) prepareMCP(r *api.DecideRequest, now time.Time) (*mcpCall, erro
 		return nil, fmt.Errorf("tool %q is not %q", r.Tool, mcp.PolicyToolName(m.Server, m.Tool))
 	}
 	c := &mcpCall{server: m.Server}
+	if m.Known != "" {
+		if !mcp.KnownName(m.Known) {
+			return nil, fmt.Errorf("known: %q is not a server agate's catalog knows", m.Known)
+		}
+		c.known = m.Known
+	}
 	if m.Base != "" && filepath.IsAbs(m.Base) {
 		c.base = filepath.Clean(m.Base) // else relative paths are unknown
 	}
@@ -389,7 +396,7 @@ func (d *Daemon) prepareMCP(r *api.DecideRequest, now time.Time) (*mcpCall, erro
 
 // tool is what the policy is told of the call.
 func (c *mcpCall) tool() *policy.MCPTool {
-	t := &policy.MCPTool{Changed: c.change, Base: c.base}
+	t := &policy.MCPTool{Changed: c.change, Base: c.base, Known: c.known}
 	t.Destructive = c.hints.DestructiveHint != nil && *c.hints.DestructiveHint
 	t.OpenWorld = c.hints.OpenWorldHint != nil && *c.hints.OpenWorldHint
 	return t

@@ -25,9 +25,45 @@ func toolDef(t *testing.T, raw string) (mcp.ToolDef, json.RawMessage) {
 	return d, b
 }
 
+// mcpReq is a proxied call of server's tool; a server named filesystem
+// is the reference filesystem server, as a proxy that started it says.
 func mcpReq(server, tool string, def json.RawMessage, args map[string]any) *api.DecideRequest {
+	m := &api.MCPCall{Proxy: "proxy-1", Server: server, Tool: tool, Def: def}
+	if server == "filesystem" {
+		m.Known = "filesystem"
+	}
 	return &api.DecideRequest{Tool: mcp.PolicyToolName(server, tool), Args: args, Agent: "claude-code", Session: "proxy-1",
-		Cwd: "/home/dev/project", Interactive: true, MCP: &api.MCPCall{Proxy: "proxy-1", Server: server, Tool: tool, Def: def}}
+		Cwd: "/home/dev/project", Interactive: true, MCP: m}
+}
+
+// TestMCPKnownByCommand: the catalog's entries go with the server the
+// proxy says the command runs, under any name, and a name the catalog
+// does not have is refused.
+func TestMCPKnownByCommand(t *testing.T) {
+	p := apptest.Paths(t, "[auto]\nmode = \"ask\"\n")
+	_, client := startDaemon(t, p)
+	ctx := context.Background()
+	_, def := toolDef(t, `{"name":"list_directory","inputSchema":{"type":"object"}}`)
+	for _, tc := range []struct {
+		server, known string
+		want          policy.Verdict
+	}{
+		{"fs", "filesystem", policy.Allow},
+		{"fs", "", policy.Deny}, // (nobody to ask: an ask is a deny)
+		{"filesystem", "", policy.Deny},
+	} {
+		r := mcpReq(tc.server, "list_directory", def, map[string]any{"path": "/home/dev/project"})
+		r.MCP.Known, r.Interactive = tc.known, false
+		resp, err := client.Decide(ctx, r)
+		if err != nil || resp.Decision != tc.want {
+			t.Errorf("%s known as %q: %+v, %v; want %s", tc.server, tc.known, resp, err, tc.want)
+		}
+	}
+	r := mcpReq("fs", "list_directory", def, map[string]any{"path": "/home/dev/project"})
+	r.MCP.Known = "evil"
+	if resp, err := client.Decide(ctx, r); err == nil && resp.Decision == policy.Allow {
+		t.Errorf("a name the catalog does not know: %+v", resp)
+	}
 }
 
 // TestMCPDecide: a proxied call is decided by the policy with the pin

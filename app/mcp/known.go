@@ -59,6 +59,21 @@ var known = sync.OnceValues(func() (map[string]Known, error) {
 	return doc.Server, nil
 })
 
+// KnownName reports whether name is the name the catalog knows a server
+// by (Known.Name).
+func KnownName(name string) bool {
+	servers, err := known()
+	if err != nil {
+		return false
+	}
+	for _, k := range servers {
+		if k.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Launch is how a command starts a server the catalog knows.
 type Launch struct {
 	Known
