@@ -17,8 +17,8 @@ import (
 func init() {
 	register(&command{
 		name:    "hooks",
-		args:    "install claude-code|gemini|cursor|codex|qwen-code [--project DIR] [--bin PATH] | install claude-compatible --settings FILE | uninstall AGENT [--project DIR|--settings FILE] | status [--project DIR] [--settings FILE]",
-		summary: "install, remove or check agate's hooks in Claude Code, Gemini CLI, Cursor, Codex CLI, Qwen Code, or any agent in Claude Code's hook protocol",
+		args:    "install claude-code|gemini|cursor|codex|qwen-code|copilot [--project DIR] [--bin PATH] | install claude-compatible --settings FILE | uninstall AGENT [--project DIR|--settings FILE] | status [--project DIR] [--settings FILE]",
+		summary: "install, remove or check agate's hooks in Claude Code, Gemini CLI, Cursor, Codex CLI, Qwen Code, Copilot CLI, or any agent in Claude Code's hook protocol",
 		run:     cmdHooks,
 	})
 }
@@ -175,6 +175,13 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 			fmt.Fprintf(e.Stdout, "WARNING: Qwen Code runs no hook here (%s): every call runs with no gate until that is undone.\n", off)
 		}
 		fmt.Fprintln(e.Stdout, "Qwen Code runs no hook with --safe-mode or --bare (QWEN_CODE_SAFE_MODE, QWEN_CODE_SIMPLE): a call then runs unasked. Project hooks load only in a folder it trusts, when folder trust is on.")
+	case hooks.Copilot:
+		if off := settings.Status(agent, file).HooksOff; off != "" {
+			fmt.Fprintf(e.Stdout, "WARNING: Copilot CLI runs no hook (%s): every call runs with no gate until that is undone.\n", off)
+		}
+		if !settings.IsUser(agent, file) {
+			fmt.Fprintln(e.Stdout, "Copilot CLI loads a repository's .github/hooks only in a folder it trusts (in -p: --trust-folder); install for your user to gate every folder.")
+		}
 	case hooks.Cursor:
 		fmt.Fprintln(e.Stdout, "Restart Cursor for the hooks to take effect.")
 	case hooks.Codex:
@@ -237,8 +244,8 @@ func printHookFileStatus(w io.Writer, scope string, st settings.FileStatus) {
 			fmt.Fprintf(w, "           WARNING: Codex does not run these hooks (%s): only agate's rules file holds\n", st.HooksOff)
 		case st.Agent == hooks.Codex && !st.Installed():
 			fmt.Fprintln(w, "           WARNING: codex exec skips a hook that is not trusted, without a word: run `agate hooks install codex` again")
-		case st.Agent == hooks.QwenCode && st.HooksOff != "":
-			fmt.Fprintf(w, "           WARNING: Qwen Code runs none of these hooks (%s): every call runs with no gate\n", st.HooksOff)
+		case (st.Agent == hooks.QwenCode || st.Agent == hooks.Copilot) && st.HooksOff != "":
+			fmt.Fprintf(w, "           WARNING: %s runs none of these hooks (%s): every call runs with no gate\n", st.Agent, st.HooksOff)
 		case st.HooksOff != "" && st.GeminiPolicy != "":
 			fmt.Fprintf(w, "           WARNING: Gemini CLI does not run agate's hooks (%s), and agate's policy %s lets every call run unasked: turn the hooks back on, or `agate hooks uninstall gemini`\n", st.HooksOff, st.GeminiPolicy)
 		case st.HooksOff != "":

@@ -15,6 +15,7 @@ const (
 	Cursor     = "cursor"
 	Codex      = "codex"
 	QwenCode   = "qwen-code"
+	Copilot    = "copilot" // GitHub Copilot CLI
 	// ClaudeCompatible is any agent that speaks Claude Code's hook
 	// protocol (Factory's Droid among them), in a settings file named at
 	// install. Its calls are never rewritten: whether it honours
@@ -24,7 +25,7 @@ const (
 
 // Agents returns the names of the agents with an adapter.
 func Agents() []string {
-	return []string{ClaudeCode, Gemini, Cursor, Codex, QwenCode, ClaudeCompatible}
+	return []string{ClaudeCode, Gemini, Cursor, Codex, QwenCode, Copilot, ClaudeCompatible}
 }
 
 // Known reports whether agent is one of Agents.

@@ -3,7 +3,7 @@
 // the daemon's answer as the agent reads it, Neutral leaves the agent to
 // go on, and Unreachable fails closed when the daemon could not be asked.
 // It is the one table of adapters (packages claude, gemini, cursor and
-// codex, qwen); like them it is pure: bytes in, bytes out.
+// codex, qwen, copilot); like them it is pure: bytes in, bytes out.
 //
 // An agent runs `agate hook AGENT` for each hook event, with one JSON
 // object on stdin. Parse turns it into a hooks.Event of one of these
@@ -39,6 +39,7 @@ import (
 	"github.com/agatehq/agate/app/hooks"
 	"github.com/agatehq/agate/app/hooks/claude"
 	"github.com/agatehq/agate/app/hooks/codex"
+	"github.com/agatehq/agate/app/hooks/copilot"
 	"github.com/agatehq/agate/app/hooks/cursor"
 	"github.com/agatehq/agate/app/hooks/gemini"
 	"github.com/agatehq/agate/app/hooks/qwen"
@@ -59,6 +60,9 @@ type adapter struct {
 	// downAsks is whether a call may be handed to the agent's own prompt
 	// when the daemon is down and on_daemon_down = "ask".
 	downAsks bool
+	// block blocks a call agate could not decide, msg saying why; nil is
+	// hooks.Blocked (exit 2, the reason on stderr).
+	block func(ev *hooks.Event, msg string) hooks.Output
 }
 
 // howToApprove is what most agents' blocked asks say.
@@ -75,6 +79,9 @@ var adapters = map[string]adapter{
 	hooks.Codex: {parse: codex.Parse, render: codex.Render, neutral: codex.Neutral, howTo: codex.HowTo, downAsks: false},
 	// Qwen Code runs a call whose hook fails in any way but exit 2.
 	hooks.QwenCode: {parse: qwen.Parse, render: qwen.Render, neutral: qwen.Neutral, post: qwen.PostContext, howTo: howToApprove, downAsks: true},
+	// Copilot CLI runs a call whose hook prints nothing or garbage, and
+	// drops the reason of exit 2: every answer is JSON.
+	hooks.Copilot: {parse: copilot.Parse, render: copilot.Render, neutral: copilot.Neutral, block: copilot.Block, howTo: howToApprove, downAsks: true},
 	// Another agent in Claude Code's protocol: Claude Code's words, never
 	// a rewritten input (api.Rewritable does not name it).
 	hooks.ClaudeCompatible: {parse: claude.Parse, render: func(ev *hooks.Event, a hooks.Answer) hooks.Output {
@@ -193,13 +200,21 @@ func Unreachable(ev *hooks.Event, reason string, ask bool) hooks.Output {
 			out.Stderr = msg + "\n"
 			return out
 		}
-		return hooks.Blocked(msg)
+		return blocked(ev, msg)
 	case hooks.KindTaint:
-		return hooks.Blocked(msg)
+		return blocked(ev, msg)
 	case hooks.KindNewRun:
 		out := Neutral(ev)
 		out.Stderr = msg + "\n"
 		return out
 	}
 	return Neutral(ev)
+}
+
+// blocked blocks ev in its agent's way (adapter.block), else with exit 2.
+func blocked(ev *hooks.Event, msg string) hooks.Output {
+	if ad, ok := adapters[ev.Agent]; ok && ad.block != nil {
+		return ad.block(ev, msg)
+	}
+	return hooks.Blocked(msg)
 }

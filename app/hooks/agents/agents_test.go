@@ -715,7 +715,7 @@ func TestHookKinds(t *testing.T) {
 	}
 	a := hooks.Agents()
 	sort.Strings(a)
-	if strings.Join(a, ",") != "claude-code,claude-compatible,codex,cursor,gemini,qwen-code" || !hooks.Known(hooks.Cursor) || !hooks.Known(hooks.Codex) || hooks.Known("codex-cli") {
+	if strings.Join(a, ",") != "claude-code,claude-compatible,codex,copilot,cursor,gemini,qwen-code" || !hooks.Known(hooks.Cursor) || !hooks.Known(hooks.Codex) || hooks.Known("codex-cli") {
 		t.Errorf("agents: %v", a)
 	}
 }
@@ -802,6 +802,60 @@ func TestHookQwen(t *testing.T) {
 			t.Errorf("%s: no error", c.in)
 		case c.kind != 0 && (err != nil || ev.Kind != c.kind):
 			t.Errorf("%s: %+v, %v; want %v", c.in, ev, err, c.kind)
+		}
+	}
+}
+
+// TestHookCopilot: Copilot CLI's payloads name no event: a tool call, its
+// result and a prompt are told apart by their fields; every answer to a
+// call is JSON with exit 0, a deny and a daemon that cannot be reached
+// included (exit 2 would lose the reason, silence would let the call run).
+func TestHookCopilot(t *testing.T) {
+	env := func(k string) string { return map[string]string{"COPILOT_PROJECT_DIR": "/w/proj"}[k] }
+	for _, c := range []struct {
+		in   string
+		kind hooks.Kind
+		tool string
+		cmd  string
+	}{
+		{`{"sessionId":"s1","timestamp":1,"cwd":"/w/proj","toolName":"bash","toolArgs":{"command":"ls"}}`, hooks.KindCall, "bash", "ls"},
+		{`{"sessionId":"s1","cwd":"/w/proj","toolName":"bash","toolArgs":"{\"command\":\"pwd\"}"}`, hooks.KindCall, "bash", "pwd"},
+		{`{"sessionId":"s1","cwd":"/w/proj","toolName":"web_fetch","toolArgs":{"url":"https://x.example"},"toolResult":{"resultType":"success","textResultForLlm":"x"}}`, hooks.KindTaint, "web_fetch", ""},
+		{`{"sessionId":"s1","cwd":"/w/proj","toolName":"view","toolArgs":{"path":"a"},"toolResult":{"resultType":"success"}}`, hooks.KindOther, "", ""},
+		{`{"sessionId":"s1","cwd":"/w/proj","prompt":"hi"}`, hooks.KindNewRun, "", ""},
+		{`{"sessionId":"s1","cwd":"/w/proj"}`, 255, "", ""},
+		{`{"sessionId":"s1","toolName":"bash","toolArgs":"not json"}`, 255, "", ""},
+	} {
+		ev, err := Parse(hooks.Copilot, []byte(c.in), env)
+		if c.kind == 255 {
+			if err == nil {
+				t.Errorf("%s: no error (%+v)", c.in, ev)
+			}
+			continue
+		}
+		if err != nil || ev.Kind != c.kind || ev.Tool != c.tool || c.cmd != "" && ev.Args["command"] != c.cmd || ev.Workspace != "/w/proj" {
+			t.Errorf("%s: %+v, %v", c.in, ev, err)
+		}
+	}
+	ev, _ := Parse(hooks.Copilot, []byte(`{"sessionId":"s1","cwd":"/w/proj","toolName":"bash","toolArgs":{"command":"ls"}}`), env)
+	for _, c := range []struct {
+		out  hooks.Output
+		want string
+	}{
+		{Render(ev, hooks.Answer{Decision: verdict.Allow, Reason: "ok"}), "allow"},
+		{Render(ev, hooks.Answer{Decision: verdict.Ask, Reason: "why"}), "ask"},
+		{Render(ev, hooks.Answer{Decision: verdict.Deny, Reason: "it deletes x"}), "deny"},
+		{Unreachable(ev, "the daemon is not running", false), "deny"},
+	} {
+		var got struct {
+			Decision string `json:"permissionDecision"`
+			Reason   string `json:"permissionDecisionReason"`
+		}
+		if c.out.Code != 0 || json.Unmarshal(c.out.Stdout, &got) != nil || got.Decision != c.want {
+			t.Errorf("want %s: %+v (%s)", c.want, c.out, c.out.Stdout)
+		}
+		if c.want == "deny" && got.Reason == "" {
+			t.Errorf("a deny without its reason: %s", c.out.Stdout)
 		}
 	}
 }

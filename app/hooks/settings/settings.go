@@ -37,6 +37,7 @@ func Timeout(approvals time.Duration) time.Duration { return approvals + timeout
 //	cursor       ~/.cursor/hooks.json                                        PROJECT/.cursor/hooks.json
 //	codex        ~/.codex/config.toml ($CODEX_HOME/config.toml)              PROJECT/.codex/config.toml
 //	qwen-code    ~/.qwen/settings.json ($QWEN_HOME/settings.json)            PROJECT/.qwen/settings.json
+//	copilot      ~/.copilot/hooks/agate.json ($COPILOT_HOME/hooks/...)       PROJECT/.github/hooks/agate.json
 //	claude-compatible   none: ErrNoSettingsFile (the person names the file)
 func Path(agent, project string) (string, error) {
 	var dir, name string
@@ -53,6 +54,12 @@ func Path(agent, project string) (string, error) {
 		dir, name = ".qwen", "settings.json"
 	case hooks.ClaudeCompatible:
 		return "", ErrNoSettingsFile
+	case hooks.Copilot:
+		// A file of agate's own among Copilot's hook files.
+		dir, name = filepath.Join(".copilot", "hooks"), "agate.json"
+		if project != "" {
+			dir = filepath.Join(".github", "hooks")
+		}
 	default:
 		return "", fmt.Errorf("unknown agent %q (want %s)", agent, strings.Join(hooks.Agents(), ", "))
 	}
@@ -70,11 +77,14 @@ func Path(agent, project string) (string, error) {
 		}
 		return filepath.Join(home, name), nil
 	}
-	for a, v := range map[string]string{hooks.ClaudeCode: "CLAUDE_CONFIG_DIR", hooks.QwenCode: "QWEN_HOME"} {
+	for a, v := range map[string]string{hooks.ClaudeCode: "CLAUDE_CONFIG_DIR", hooks.QwenCode: "QWEN_HOME", hooks.Copilot: "COPILOT_HOME"} {
 		if d := os.Getenv(v); a == agent && d != "" {
 			abs, err := filepath.Abs(d)
 			if err != nil {
 				return "", fmt.Errorf("%s %q: %w", v, d, err)
+			}
+			if agent == hooks.Copilot {
+				return filepath.Join(abs, "hooks", name), nil
 			}
 			return filepath.Join(abs, name), nil
 		}
@@ -356,6 +366,9 @@ func Status(agent, settingsPath string) FileStatus {
 	if agent == hooks.QwenCode {
 		st.HooksOff = settingsjson.QwenHooksOff(data, os.Getenv)
 	}
+	if agent == hooks.Copilot {
+		st.HooksOff = copilotHooksOff()
+	}
 	if agent == hooks.Gemini {
 		st.HooksOff = settingsjson.GeminiHooksOff(data)
 		p := settingsjson.GeminiPolicyPath(settingsPath)
@@ -389,6 +402,26 @@ func binProblem(bin string) string {
 		return "not a regular file"
 	case runtime.GOOS != "windows" && st.Mode().Perm()&0o111 == 0:
 		return "not executable"
+	}
+	return ""
+}
+
+// copilotHooksOff reads the user's Copilot CLI settings for what turns
+// every hook off (settingsjson.CopilotHooksOff).
+func copilotHooksOff() string {
+	user, err := Path(hooks.Copilot, "")
+	if err != nil {
+		return ""
+	}
+	home := filepath.Dir(filepath.Dir(user))
+	for _, name := range []string{"settings.json", "config.json"} {
+		data, _, err := readFile(filepath.Join(home, name))
+		if err != nil || data == nil {
+			continue
+		}
+		if off := settingsjson.CopilotHooksOff(data); off != "" {
+			return off + " in " + filepath.Join(home, name)
+		}
 	}
 	return ""
 }

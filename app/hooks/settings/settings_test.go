@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agatehq/agate/app/hooks"
 	"github.com/agatehq/agate/app/hooks/settings/settingsjson"
 	"github.com/agatehq/agate/app/internal/apptest"
 )
@@ -327,5 +328,46 @@ func TestHooksInstallKeepsComments(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(file); string(data) != commented {
 		t.Errorf("after uninstall:\n%s\nwant the file as it was:\n%s", data, commented)
+	}
+}
+
+// TestCopilotHooksFile: agate's Copilot hooks are a file of its own in
+// Copilot's hooks folder ($COPILOT_HOME/hooks/agate.json), a repository's
+// in .github/hooks, in Copilot's format (version 1, a list of handlers
+// per event); disableAllHooks in Copilot's settings is reported.
+func TestCopilotHooksFile(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("COPILOT_HOME", filepath.Join(home, ".copilot"))
+	file, err := Path(hooks.Copilot, "")
+	if err != nil || file != filepath.Join(home, ".copilot", "hooks", "agate.json") {
+		t.Fatalf("Path: %s, %v", file, err)
+	}
+	if p, _ := Path(hooks.Copilot, home); p != filepath.Join(home, ".github", "hooks", "agate.json") {
+		t.Errorf("project Path: %s", p)
+	}
+	bin := filepath.Join(home, "agate-hook")
+	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
+	if _, err := Install(hooks.Copilot, file, bin, 135*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Version int `json:"version"`
+		Hooks   map[string][]struct {
+			Type, Command string
+			Timeout       int
+		} `json:"hooks"`
+	}
+	data, _ := os.ReadFile(file)
+	if err := json.Unmarshal(data, &doc); err != nil || doc.Version != 1 || len(doc.Hooks["preToolUse"]) != 1 ||
+		doc.Hooks["preToolUse"][0].Type != "command" || doc.Hooks["preToolUse"][0].Timeout != 135 ||
+		!strings.Contains(doc.Hooks["preToolUse"][0].Command, "hook copilot") {
+		t.Fatalf("the hooks file (%v):\n%s", err, data)
+	}
+	if st := Status(hooks.Copilot, file); !st.Installed() || st.HooksOff != "" {
+		t.Errorf("status: %+v", st)
+	}
+	os.WriteFile(filepath.Join(home, ".copilot", "config.json"), []byte("// Copilot's config\n{\"disableAllHooks\": true}\n"), 0o644)
+	if st := Status(hooks.Copilot, file); !strings.Contains(st.HooksOff, "disableAllHooks") {
+		t.Errorf("disableAllHooks not seen: %+v", st)
 	}
 }

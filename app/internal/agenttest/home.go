@@ -196,6 +196,14 @@ func (s *Server) QwenEnv() []string {
 	return []string{"OPENAI_BASE_URL=" + s.URL + "/v1", "OPENAI_API_KEY=agenttest-dummy", "OPENAI_MODEL=agenttest-model"}
 }
 
+// CopilotEnv points Copilot CLI at the fake server's Chat Completions
+// API with its own key (BYOK), offline: no GitHub login, telemetry, web
+// tools or updates.
+func (s *Server) CopilotEnv(h *Home) []string {
+	return []string{"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=" + s.URL + "/v1", "COPILOT_PROVIDER_API_KEY=agenttest-dummy",
+		"COPILOT_MODEL=gpt-4.1", "COPILOT_AUTO_UPDATE=false", "COPILOT_HOME=" + filepath.Join(h.Home, ".copilot")}
+}
+
 // QwenSettings writes Qwen Code's user settings for the fake server (the
 // OpenAI-compatible auth, no statistics, telemetry or update checks),
 // plus extra top-level keys. It returns the settings file's path.

@@ -27,6 +27,7 @@ var (
 	GeminiCLI     = Package{"@google/gemini-cli", "0.61.0", "gemini"}
 	Codex         = Package{"@openai/codex", "0.171.0", "codex"}
 	QwenCode      = Package{"@qwen-code/qwen-code", "0.24.4", "qwen"}
+	CopilotCLI    = Package{"@github/copilot", "1.0.102", "copilot"}
 	MCPFilesystem = Package{"@modelcontextprotocol/server-filesystem", "2026.8.31", "mcp-server-filesystem"}
 	MCPEverything = Package{"@modelcontextprotocol/server-everything", "2026.8.31", "mcp-server-everything"}
 )

@@ -30,3 +30,17 @@ func QwenHooksOff(settings []byte, getenv func(string) string) string {
 	}
 	return strings.Join(why, ", ")
 }
+
+// CopilotHooksOff says why Copilot CLI would run none of its hooks, from
+// its settings file (settings.json or config.json in ~/.copilot), or ""
+// when nothing there turns them off: disableAllHooks.
+func CopilotHooksOff(settings []byte) string {
+	s, err := parseSettings(settings)
+	if err != nil {
+		return ""
+	}
+	if v, ok := jsonc.Get(s.root.Object(), "disableAllHooks"); ok && jsonc.Raw(v) == "true" {
+		return "disableAllHooks is true"
+	}
+	return ""
+}

@@ -98,6 +98,21 @@ func layoutOf(agent string) (*layout, error) {
 				return jsonc.Obj("type", jsonc.Lit(hookjson.Must("command")), "command", jsonc.Lit(hookjson.Must(c)), "timeout", jsonc.Lit(t))
 			},
 		}, nil
+	case hooks.Copilot:
+		return &layout{
+			hooks: []Hook{
+				{"preToolUse", ""},
+				// Outside content taints the run.
+				{"postToolUse", ""},
+				{"userPromptSubmitted", ""},
+			},
+			unit: time.Second,
+			handler: func(c string, t []byte) jsonc.Node {
+				// command and timeout: Copilot's aliases of bash and
+				// timeoutSec, the keys agate reads back.
+				return jsonc.Obj("type", jsonc.Lit(hookjson.Must("command")), "command", jsonc.Lit(hookjson.Must(c)), "timeout", jsonc.Lit(t))
+			},
+		}, nil
 	case hooks.Cursor:
 		return &layout{
 			hooks: []Hook{
@@ -355,7 +370,7 @@ func Install(agent string, data []byte, command string, timeout time.Duration) (
 	if d.Edits() == 0 {
 		return data, false, nil
 	}
-	if agent == hooks.Cursor {
+	if agent == hooks.Cursor || agent == hooks.Copilot {
 		if len(jsonc.Indices(s.root.Object(), "version")) == 0 {
 			d.AddMember(s.root, "version", jsonc.Lit(hookjson.Must(1)), true)
 		}
