@@ -39,7 +39,7 @@ var testHelpers = []string{"app/internal/apptest", "app/internal/agenttest", "ap
 // calls with the sandbox and the policy's lists; never the policy engine,
 // the daemon or the command line.
 var lean = []string{"app/hooks/agate-hook", "app/hooks/runner", "app/hooks", "app/hooks/agents",
-	"app/hooks/claude", "app/hooks/gemini", "app/hooks/cursor", "app/hooks/codex", "app/hooks/qwen", "app/hooks/copilot", "app/hooks/confine", "app/hooks/internal/hookjson",
+	"app/hooks/claude", "app/hooks/gemini", "app/hooks/cursor", "app/hooks/codex", "app/hooks/qwen", "app/hooks/copilot", "app/hooks/opencode", "app/hooks/confine", "app/hooks/internal/hookjson",
 	"app/hooks/confine/strict", "app/machine/profile", "policy/stores", "sandbox",
 	"app/api", "app/osutil", "app/internal/strictjson", "policy/schema", "policy/verdict", "policy/shellquote"}
 
@@ -92,11 +92,13 @@ var rules = []rule{
 		why: "one agent's protocol: bytes in, bytes out"},
 	{pkg: "app/hooks/codex", may: []string{"app/hooks", "app/hooks/internal/hookjson", "policy/verdict"},
 		why: "one agent's protocol: bytes in, bytes out"},
+	{pkg: "app/hooks/opencode", may: []string{"app/hooks", "app/hooks/internal/hookjson", "policy/verdict"},
+		why: "one agent's protocol (agate's plugin's): bytes in, bytes out"},
 	{pkg: "app/hooks/copilot", may: []string{"app/hooks", "app/hooks/internal/hookjson", "policy/verdict"},
 		why: "one agent's protocol: bytes in, bytes out"},
 	{pkg: "app/hooks/qwen", may: []string{"app/hooks", "app/hooks/claude", "policy/verdict"},
 		why: "one agent's protocol (Claude Code's, with Qwen Code's answers): bytes in, bytes out"},
-	{pkg: "app/hooks/agents", may: []string{"app/hooks", "app/hooks/claude", "app/hooks/gemini", "app/hooks/cursor", "app/hooks/codex", "app/hooks/qwen", "app/hooks/copilot", "policy/verdict"},
+	{pkg: "app/hooks/agents", may: []string{"app/hooks", "app/hooks/claude", "app/hooks/gemini", "app/hooks/cursor", "app/hooks/codex", "app/hooks/qwen", "app/hooks/copilot", "app/hooks/opencode", "policy/verdict"},
 		why: "the one table of the agents' adapters"},
 	{pkg: "app/hooks/confine", may: []string{"app/hooks/internal/hookjson", "policy/shellquote"},
 		tests: []string{"app/hooks/claude"},

@@ -64,7 +64,7 @@ func TestDoctor(t *testing.T) {
 	if !strings.Contains(r.Daemon, "not running") {
 		t.Errorf("daemon %q", r.Daemon)
 	}
-	if len(r.Hooks) != 6 || r.Hooks[0].Installed || r.Hooks[3].Agent != "codex" || r.Hooks[4].Agent != "qwen-code" || r.Hooks[5].Agent != "copilot" {
+	if len(r.Hooks) != 7 || r.Hooks[0].Installed || r.Hooks[3].Agent != "codex" || r.Hooks[4].Agent != "qwen-code" || r.Hooks[5].Agent != "copilot" || r.Hooks[6].Agent != "opencode" {
 		t.Errorf("hooks %+v", r.Hooks)
 	}
 	if len(r.Grants) != 2 || !r.Grants[0].Broad || r.Grants[1].Broad {

@@ -17,8 +17,8 @@ import (
 func init() {
 	register(&command{
 		name:    "hooks",
-		args:    "install claude-code|gemini|cursor|codex|qwen-code|copilot [--project DIR] [--bin PATH] | install claude-compatible --settings FILE | uninstall AGENT [--project DIR|--settings FILE] | status [--project DIR] [--settings FILE]",
-		summary: "install, remove or check agate's hooks in Claude Code, Gemini CLI, Cursor, Codex CLI, Qwen Code, Copilot CLI, or any agent in Claude Code's hook protocol",
+		args:    "install claude-code|gemini|cursor|codex|qwen-code|copilot|opencode [--project DIR] [--bin PATH] | install claude-compatible --settings FILE | uninstall AGENT [--project DIR|--settings FILE] | status [--project DIR] [--settings FILE]",
+		summary: "install, remove or check agate's hooks in Claude Code, Gemini CLI, Cursor, Codex CLI, Qwen Code, Copilot CLI, OpenCode, or any agent in Claude Code's hook protocol",
 		run:     cmdHooks,
 	})
 }
@@ -175,6 +175,11 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 			fmt.Fprintf(e.Stdout, "WARNING: Qwen Code runs no hook here (%s): every call runs with no gate until that is undone.\n", off)
 		}
 		fmt.Fprintln(e.Stdout, "Qwen Code runs no hook with --safe-mode or --bare (QWEN_CODE_SAFE_MODE, QWEN_CODE_SIMPLE): a call then runs unasked. Project hooks load only in a folder it trusts, when folder trust is on.")
+	case hooks.OpenCode:
+		if off := settings.Status(agent, file).HooksOff; off != "" {
+			fmt.Fprintf(e.Stdout, "WARNING: OpenCode would not run agate's plugin (%s): every call would run with no gate.\n", off)
+		}
+		fmt.Fprintln(e.Stdout, "OpenCode loads no plugin with --pure or OPENCODE_PURE: a call then runs unasked. Restart OpenCode for the plugin to load.")
 	case hooks.Copilot:
 		if off := settings.Status(agent, file).HooksOff; off != "" {
 			fmt.Fprintf(e.Stdout, "WARNING: Copilot CLI runs no hook (%s): every call runs with no gate until that is undone.\n", off)
@@ -244,7 +249,7 @@ func printHookFileStatus(w io.Writer, scope string, st settings.FileStatus) {
 			fmt.Fprintf(w, "           WARNING: Codex does not run these hooks (%s): only agate's rules file holds\n", st.HooksOff)
 		case st.Agent == hooks.Codex && !st.Installed():
 			fmt.Fprintln(w, "           WARNING: codex exec skips a hook that is not trusted, without a word: run `agate hooks install codex` again")
-		case (st.Agent == hooks.QwenCode || st.Agent == hooks.Copilot) && st.HooksOff != "":
+		case (st.Agent == hooks.QwenCode || st.Agent == hooks.Copilot || st.Agent == hooks.OpenCode) && st.HooksOff != "":
 			fmt.Fprintf(w, "           WARNING: %s runs none of these hooks (%s): every call runs with no gate\n", st.Agent, st.HooksOff)
 		case st.HooksOff != "" && st.GeminiPolicy != "":
 			fmt.Fprintf(w, "           WARNING: Gemini CLI does not run agate's hooks (%s), and agate's policy %s lets every call run unasked: turn the hooks back on, or `agate hooks uninstall gemini`\n", st.HooksOff, st.GeminiPolicy)

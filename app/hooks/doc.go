@@ -14,6 +14,7 @@
 //	codex       Codex CLI's protocol
 //	qwen        Qwen Code's: Claude Code's protocol, a deny as exit 2
 //	copilot     GitHub Copilot CLI's: every answer JSON, never silence
+//	opencode    agate's OpenCode plugin's: it throws unless agate allows
 //	confine     a shell call rewritten to run under agate sandbox, and read back
 //	runner      one hook call: stdin, the daemon, stdout, exit 0 or 2, whatever happens
 //	agate-hook  the lean binary agents run per call: the runner and nothing else

@@ -16,6 +16,7 @@ const (
 	Codex      = "codex"
 	QwenCode   = "qwen-code"
 	Copilot    = "copilot" // GitHub Copilot CLI
+	OpenCode   = "opencode"
 	// ClaudeCompatible is any agent that speaks Claude Code's hook
 	// protocol (Factory's Droid among them), in a settings file named at
 	// install. Its calls are never rewritten: whether it honours
@@ -25,7 +26,7 @@ const (
 
 // Agents returns the names of the agents with an adapter.
 func Agents() []string {
-	return []string{ClaudeCode, Gemini, Cursor, Codex, QwenCode, Copilot, ClaudeCompatible}
+	return []string{ClaudeCode, Gemini, Cursor, Codex, QwenCode, Copilot, OpenCode, ClaudeCompatible}
 }
 
 // Known reports whether agent is one of Agents.

@@ -3,7 +3,8 @@
 // the daemon's answer as the agent reads it, Neutral leaves the agent to
 // go on, and Unreachable fails closed when the daemon could not be asked.
 // It is the one table of adapters (packages claude, gemini, cursor and
-// codex, qwen, copilot); like them it is pure: bytes in, bytes out.
+// codex, qwen, copilot, opencode); like them it is pure: bytes in, bytes
+// out.
 //
 // An agent runs `agate hook AGENT` for each hook event, with one JSON
 // object on stdin. Parse turns it into a hooks.Event of one of these
@@ -42,6 +43,7 @@ import (
 	"github.com/agatehq/agate/app/hooks/copilot"
 	"github.com/agatehq/agate/app/hooks/cursor"
 	"github.com/agatehq/agate/app/hooks/gemini"
+	"github.com/agatehq/agate/app/hooks/opencode"
 	"github.com/agatehq/agate/app/hooks/qwen"
 	"github.com/agatehq/agate/policy/verdict"
 )
@@ -82,6 +84,8 @@ var adapters = map[string]adapter{
 	// Copilot CLI runs a call whose hook prints nothing or garbage, and
 	// drops the reason of exit 2: every answer is JSON.
 	hooks.Copilot: {parse: copilot.Parse, render: copilot.Render, neutral: copilot.Neutral, block: copilot.Block, howTo: howToApprove, downAsks: true},
+	// agate's OpenCode plugin throws unless the hook answers allow.
+	hooks.OpenCode: {parse: opencode.Parse, render: opencode.Render, neutral: opencode.Neutral, block: opencode.Block, howTo: howToApprove, downAsks: false},
 	// Another agent in Claude Code's protocol: Claude Code's words, never
 	// a rewritten input (api.Rewritable does not name it).
 	hooks.ClaudeCompatible: {parse: claude.Parse, render: func(ev *hooks.Event, a hooks.Answer) hooks.Output {

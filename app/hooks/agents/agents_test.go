@@ -715,7 +715,7 @@ func TestHookKinds(t *testing.T) {
 	}
 	a := hooks.Agents()
 	sort.Strings(a)
-	if strings.Join(a, ",") != "claude-code,claude-compatible,codex,copilot,cursor,gemini,qwen-code" || !hooks.Known(hooks.Cursor) || !hooks.Known(hooks.Codex) || hooks.Known("codex-cli") {
+	if strings.Join(a, ",") != "claude-code,claude-compatible,codex,copilot,cursor,gemini,opencode,qwen-code" || !hooks.Known(hooks.Cursor) || !hooks.Known(hooks.Codex) || hooks.Known("codex-cli") {
 		t.Errorf("agents: %v", a)
 	}
 }
@@ -856,6 +856,40 @@ func TestHookCopilot(t *testing.T) {
 		}
 		if c.want == "deny" && got.Reason == "" {
 			t.Errorf("a deny without its reason: %s", c.out.Stdout)
+		}
+	}
+}
+
+// TestHookOpenCode: what agate's OpenCode plugin writes is read as a call
+// (the plugin's folder the cwd, the worktree the project) or a taint;
+// every answer is JSON the plugin reads, and only "allow" lets it return:
+// an ask, with nobody OpenCode could put it to, is a deny.
+func TestHookOpenCode(t *testing.T) {
+	in := `{"event":"tool.execute.before","tool":"bash","sessionID":"ses_1","callID":"call_5","args":{"command":"ls","workdir":"sub"},"directory":"/w/proj","worktree":"/w/proj"}`
+	ev, err := Parse(hooks.OpenCode, []byte(in), nil)
+	if err != nil || ev.Kind != hooks.KindCall || ev.Tool != "bash" || ev.Args["workdir"] != "sub" || ev.Cwd != "/w/proj" || ev.Workspace != "/w/proj" || ev.Session != "ses_1" || ev.AgentPrompt {
+		t.Fatalf("%+v, %v", ev, err)
+	}
+	if ev, _ := Parse(hooks.OpenCode, []byte(`{"event":"tool.execute.after","tool":"webfetch","sessionID":"s"}`), nil); ev.Kind != hooks.KindTaint {
+		t.Errorf("webfetch after: %+v", ev)
+	}
+	for _, bad := range []string{`{"event":"tool.execute.before","sessionID":"s"}`, `{"tool":"bash"}`, `{"event":"tool.execute.before","tool":"bash","args":[1]}`} {
+		if _, err := Parse(hooks.OpenCode, []byte(bad), nil); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+	for _, c := range []struct {
+		out  hooks.Output
+		want string
+	}{
+		{Render(ev, hooks.Answer{Decision: verdict.Allow}), "allow"},
+		{Render(ev, hooks.Answer{Decision: verdict.Ask, Reason: "why"}), "deny"},
+		{Render(ev, hooks.Answer{Decision: verdict.Deny, Reason: "it deletes x"}), "deny"},
+		{Unreachable(ev, "the daemon is not running", true), "deny"},
+	} {
+		var got struct{ Decision, Reason string }
+		if c.out.Code != 0 || json.Unmarshal(c.out.Stdout, &got) != nil || got.Decision != c.want || c.want == "deny" && got.Reason == "" {
+			t.Errorf("want %s: %+v (%s)", c.want, c.out, c.out.Stdout)
 		}
 	}
 }

@@ -38,6 +38,7 @@ func Timeout(approvals time.Duration) time.Duration { return approvals + timeout
 //	codex        ~/.codex/config.toml ($CODEX_HOME/config.toml)              PROJECT/.codex/config.toml
 //	qwen-code    ~/.qwen/settings.json ($QWEN_HOME/settings.json)            PROJECT/.qwen/settings.json
 //	copilot      ~/.copilot/hooks/agate.json ($COPILOT_HOME/hooks/...)       PROJECT/.github/hooks/agate.json
+//	opencode     ~/.config/opencode/plugin/agate.js ($XDG_CONFIG_HOME)       PROJECT/.opencode/plugin/agate.js
 //	claude-compatible   none: ErrNoSettingsFile (the person names the file)
 func Path(agent, project string) (string, error) {
 	var dir, name string
@@ -54,6 +55,19 @@ func Path(agent, project string) (string, error) {
 		dir, name = ".qwen", "settings.json"
 	case hooks.ClaudeCompatible:
 		return "", ErrNoSettingsFile
+	case hooks.OpenCode:
+		// agate's plugin, a file of its own in OpenCode's plugin folder.
+		if project != "" {
+			abs, err := filepath.Abs(project)
+			if err != nil {
+				return "", fmt.Errorf("project %q: %w", project, err)
+			}
+			return filepath.Join(abs, ".opencode", "plugin", "agate.js"), nil
+		}
+		if d := os.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+			return filepath.Join(d, "opencode", "plugin", "agate.js"), nil
+		}
+		dir, name = filepath.Join(".config", "opencode", "plugin"), "agate.js"
 	case hooks.Copilot:
 		// A file of agate's own among Copilot's hook files.
 		dir, name = filepath.Join(".copilot", "hooks"), "agate.json"
@@ -192,6 +206,9 @@ func InstallWith(agent, settingsPath, bin string, timeout time.Duration, o Insta
 	if agent == hooks.Codex {
 		return installCodex(settingsPath, bin, timeout, o.HardDeny)
 	}
+	if agent == hooks.OpenCode {
+		return installOpenCode(settingsPath, bin, timeout)
+	}
 	co := hooks.CommandOptions{AgentTimeout: timeout}
 	if agent == hooks.Gemini || agent == hooks.ClaudeCompatible {
 		// (an agent agate does not know may run hooks with an
@@ -268,6 +285,9 @@ func removeGeminiPolicy(settingsPath string) (string, error) {
 func Uninstall(agent, settingsPath string) (Edit, error) {
 	if agent == hooks.Codex {
 		return uninstallCodex(settingsPath)
+	}
+	if agent == hooks.OpenCode {
+		return uninstallOpenCode(settingsPath)
 	}
 	edit, err := editFile(settingsPath, func(data []byte) ([]byte, bool, error) {
 		if data == nil {
@@ -346,6 +366,9 @@ type Entry struct {
 func Status(agent, settingsPath string) FileStatus {
 	if agent == hooks.Codex {
 		return statusCodex(settingsPath)
+	}
+	if agent == hooks.OpenCode {
+		return statusOpenCode(settingsPath)
 	}
 	st := FileStatus{Agent: agent, File: settingsPath}
 	data, _, err := readFile(settingsPath)

@@ -204,6 +204,35 @@ func (s *Server) CopilotEnv(h *Home) []string {
 		"COPILOT_MODEL=gpt-4.1", "COPILOT_AUTO_UPDATE=false", "COPILOT_HOME=" + filepath.Join(h.Home, ".copilot")}
 }
 
+// OpenCodeEnv turns off what OpenCode fetches at start (models, updates,
+// sharing, LSP downloads, default plugins), and points the npm install it
+// runs in every config folder at a closed port, so it fails at once
+// rather than after npm's retries.
+func (s *Server) OpenCodeEnv() []string {
+	return []string{"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
+		"npm_config_registry=http://127.0.0.1:9/", "npm_config_fetch_retries=0"}
+}
+
+// OpenCodeConfig writes OpenCode's user config with a provider that is
+// the fake server's Chat Completions API. It returns the file's path.
+func (h *Home) OpenCodeConfig(t testing.TB, s *Server) string {
+	t.Helper()
+	cfg := map[string]any{
+		"$schema": "https://opencode.ai/config.json",
+		"provider": map[string]any{"fake": map[string]any{
+			"npm": "@ai-sdk/openai-compatible", "name": "Fake",
+			"options": map[string]any{"baseURL": s.URL + "/v1", "apiKey": "agenttest-dummy"},
+			"models":  map[string]any{"fake-model": map[string]any{"name": "Fake", "tool_call": true}},
+		}},
+		"model": "fake/fake-model", "small_model": "fake/fake-model",
+		"autoupdate": false, "share": "disabled",
+	}
+	path := filepath.Join(h.Config, "opencode", "opencode.json")
+	WriteJSON(t, path, cfg)
+	return path
+}
+
 // QwenSettings writes Qwen Code's user settings for the fake server (the
 // OpenAI-compatible auth, no statistics, telemetry or update checks),
 // plus extra top-level keys. It returns the settings file's path.

@@ -28,6 +28,7 @@ var (
 	Codex         = Package{"@openai/codex", "0.171.0", "codex"}
 	QwenCode      = Package{"@qwen-code/qwen-code", "0.24.4", "qwen"}
 	CopilotCLI    = Package{"@github/copilot", "1.0.102", "copilot"}
+	OpenCode      = Package{"opencode-ai", "1.18.33", "opencode"}
 	MCPFilesystem = Package{"@modelcontextprotocol/server-filesystem", "2026.8.31", "mcp-server-filesystem"}
 	MCPEverything = Package{"@modelcontextprotocol/server-everything", "2026.8.31", "mcp-server-everything"}
 )

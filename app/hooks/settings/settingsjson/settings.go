@@ -133,6 +133,11 @@ func layoutOf(agent string) (*layout, error) {
 
 // Hooks returns the hooks Install registers for agent.
 func Hooks(agent string) []Hook {
+	if agent == hooks.OpenCode {
+		// (agate's plugin, not JSON settings: package settings writes it;
+		// these are the plugin hooks it holds)
+		return []Hook{{"tool.execute.before", ""}, {"tool.execute.after", ""}}
+	}
 	l, err := layoutOf(agent)
 	if err != nil {
 		return nil
