@@ -198,3 +198,62 @@ func (w *agentWorld) checkKeptAndUndo(t *testing.T, tool, path string, want []by
 		t.Fatalf("after agate undo %s: %q %v, want %q", kept.ID, got, err, want)
 	}
 }
+
+// gateAgent is how gateCases drives one agent: the name of its shell tool
+// and its arguments for a command, a world with the agent set up for
+// turns, and a run of it headless with prompt (extra on top of its
+// environment), where agate is the only gate.
+type gateAgent struct {
+	shell    string
+	args     func(cmd string) map[string]any
+	world    func(t *testing.T, turns ...agenttest.Turn) *agentWorld
+	run      func(t *testing.T, w *agentWorld, extra []string, prompt string) *agenttest.Result
+	askAudit string // the audit line of an ask with nobody in agate to put it to ("" for "decision deny ...")
+}
+
+// gateCases checks, with the real agent, that agate's allow runs a
+// command, its deny blocks one and the model is told agate's reason, and
+// a daemon that cannot be reached blocks every call, saying why.
+func gateCases(t *testing.T, g gateAgent) {
+	t.Run("allowed", func(t *testing.T) {
+		w := g.world(t, agenttest.Call(g.shell, g.args("touch made.txt")), agenttest.Say("done"))
+		if r := g.run(t, w, nil, "make a file"); r.Code != 0 {
+			t.Fatalf("%s", r)
+		}
+		if _, err := os.Stat(filepath.Join(w.h.Work, "made.txt")); err != nil {
+			t.Fatalf("the allowed command did not run: %v\naudit:\n%s", err, w.auditDump(t))
+		}
+		if ev := w.auditEvents(t, g.shell); len(ev) != 1 || !strings.HasPrefix(ev[0], "decision allow") {
+			t.Fatalf("audit: %q\n%s", ev, w.auditDump(t))
+		}
+	})
+	t.Run("denied", func(t *testing.T) {
+		w := g.world(t, agenttest.Call(g.shell, g.args("rm -f scratch.txt")), agenttest.Say("finished"))
+		tooBigToKeep(t, filepath.Join(w.h.Work, "scratch.txt"))
+		if r := g.run(t, w, nil, "clean up"); r.Code != 0 {
+			t.Fatalf("%s", r)
+		}
+		if _, err := os.Stat(filepath.Join(w.h.Work, "scratch.txt")); err != nil {
+			t.Fatalf("the denied command ran: %v", err)
+		}
+		if res := resultsText(w.s); !strings.Contains(res, "agate: ") || !strings.Contains(res, "scratch.txt, which git cannot give back") {
+			t.Fatalf("the model was not told agate's reason; tool results: %q", res)
+		}
+		ev := w.auditEvents(t, g.shell)
+		if len(ev) != 1 || g.askAudit == "" && !strings.HasPrefix(ev[0], "decision deny") || g.askAudit != "" && ev[0] != g.askAudit {
+			t.Fatalf("audit: %q\n%s", ev, w.auditDump(t))
+		}
+	})
+	t.Run("daemon unreachable", func(t *testing.T) {
+		w := g.world(t, agenttest.Call(g.shell, g.args("touch made.txt")), agenttest.Say("done"))
+		if r := g.run(t, w, []string{"AGATE_SOCKET=" + filepath.Join(t.TempDir(), "agate.sock")}, "make a file"); r.Code != 0 {
+			t.Fatalf("%s", r)
+		}
+		if _, err := os.Stat(filepath.Join(w.h.Work, "made.txt")); err == nil {
+			t.Fatal("the command ran with no daemon to ask")
+		}
+		if res := resultsText(w.s); !strings.Contains(res, "agate: the daemon is not running") {
+			t.Fatalf("the model was not told why; tool results: %q", res)
+		}
+	})
+}
