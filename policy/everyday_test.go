@@ -256,3 +256,17 @@ func decideEach(t *testing.T, p *Policy, files func(string) FileState, cases []c
 		})
 	}
 }
+
+// TestAgentGateFilesProtected: the files that put an agent behind agate
+// (Copilot's hooks, OpenCode's plugins, Qwen Code's settings) are
+// protected: a write there could take the agent out from behind the gate.
+func TestAgentGateFilesProtected(t *testing.T) {
+	decideEach(t, mustPolicy(t, ""), absentFiles, []cmdCase{
+		{"echo '{}' > .github/hooks/agate.json", Ask, "a protected path"},
+		{"rm ~/.copilot/hooks/agate.json", Ask, "a protected path"},
+		{"echo x > ~/.config/opencode/plugin/agate.js", Ask, "a protected path"},
+		{"echo x > .opencode/plugin/x.js", Ask, "a protected path"},
+		{"echo '{}' > .qwen/settings.json", Ask, "a protected path"},
+		{"echo '{}' > ~/.qwen/settings.json", Ask, "a protected path"},
+	})
+}

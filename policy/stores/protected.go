@@ -29,6 +29,9 @@ var protected = []string{
 	".continue/", ".zed/", ".junie/", ".qwen/", ".opencode/", "opencode.json", "opencode.jsonc", ".crush.json", "crush.json",
 	".aider.conf.yml", ".github/copilot-instructions.md", ".github/instructions/", ".github/prompts/", ".github/chatmodes/",
 	"~/.claude.json", "~/.config/claude/",
+	// the hooks and plugins that put agents behind agate: a write there
+	// could take an agent out from behind it, or run code on every call
+	".github/hooks/", ".copilot/", "~/.config/opencode/",
 	// what runs code on its own when the folder is opened, a commit is
 	// made or the shell enters it: dev containers, workspaces' tasks, git
 	// hook managers, mise's hooks and tasks, Python's start-up files, and
