@@ -48,6 +48,29 @@ func TestOpenCodeGate(t *testing.T) {
 	agenttest.Install(t, agenttest.OpenCode)
 	gateCases(t, gateAgent{shell: "bash", args: func(c string) map[string]any { return map[string]any{"command": c, "description": "run"} },
 		world: openCodeWorld, run: runOpenCode})
+	t.Run("a hook that hangs", func(t *testing.T) {
+		// OpenCode has no timeout for a plugin: agate's plugin has its
+		// own ([approvals] timeout + 15 s) and blocks the call then.
+		w := newAgentWorld(t, "[approvals]\ntimeout = \"5s\"\n", agenttest.Call("bash", map[string]any{"command": "touch made.txt", "description": "run"}), agenttest.Say("done"))
+		w.h.OpenCodeConfig(t, w.s)
+		hang := filepath.Join(t.TempDir(), "agate-hook")
+		agenttest.WriteFile(t, hang, []byte("#!/bin/sh\nexec sleep 600\n"))
+		if err := os.Chmod(hang, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		w.h.InstallHooks(t, w.bin, "opencode", w.h.Env(), "--bin", hang)
+		start := time.Now()
+		if r := runOpenCode(t, w, nil, "make a file"); r.Code != 0 {
+			t.Fatalf("opencode: %s", r)
+		}
+		if _, err := os.Stat(filepath.Join(w.h.Work, "made.txt")); err == nil {
+			t.Fatal("the command ran while agate's hook hung")
+		}
+		if res := resultsText(w.s); !strings.Contains(res, "did not answer within 20 s") {
+			t.Fatalf("the model was not told why; tool results: %q", res)
+		}
+		t.Logf("blocked after %v", time.Since(start).Round(time.Second))
+	})
 	t.Run("status", func(t *testing.T) {
 		w := openCodeWorld(t)
 		plugin := filepath.Join(w.h.Config, "opencode", "plugin", "agate.js")
