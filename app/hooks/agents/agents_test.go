@@ -169,6 +169,25 @@ var (
 	codexNoPrompt = "codex runs a call its hook does not block, so it cannot ask"
 )
 
+// The events and answers of the agents whose payloads were recorded
+// from their real binaries here (docs/hook-protocols.md §3b-3d).
+var (
+	qwenAllow     = stdout(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"agate: matches an allow rule [layer: rule; rule: allow bash npm *]"}}`)
+	qwenDeny      = hooks.Output{Stderr: denyModel + "\n", Code: 2}
+	copilotEvent  = hooks.Event{Agent: hooks.Copilot, Name: "preToolUse", Kind: hooks.KindCall, Tool: "bash", Session: "0abd5e2c-8f1e-4c47-b0a2-1e9d7c6b5a43", Cwd: "/tmp/x/proj", Interactive: true, AgentPrompt: true}
+	openCodeEvent = hooks.Event{Agent: hooks.OpenCode, Name: "tool.execute.before", Kind: hooks.KindCall, Tool: "bash", Session: "ses_4f2a9c1b7e", Cwd: "/tmp/x/proj", Workspace: "/tmp/x/proj",
+		Interactive: true, ToolUseID: "call_5", NoPrompt: "opencode has no prompt a plugin can raise"}
+	openCodeNone = stdout(`{"decision":"none"}`)
+	openCodeDown = hooks.Output{Stdout: []byte(`{"decision":"deny","reason":"` + downUser + `"}` + "\n"), Stderr: downUser + "\n"}
+)
+
+// qwenEvent is a recorded Qwen Code PreToolUse: interactive is false in
+// yolo mode.
+func qwenEvent(tool, id, run string, interactive bool) hooks.Event {
+	return hooks.Event{Agent: hooks.QwenCode, Name: "PreToolUse", Kind: hooks.KindCall, Tool: tool, Session: "f780c1d2-6a3b-4f7e-9d10-3c2b1a0e9f88", Run: run,
+		Cwd: "/tmp/x/proj", Workspace: project, Interactive: interactive, AgentPrompt: true, ToolUseID: id}
+}
+
 // with returns ev changed by f.
 func with(ev hooks.Event, f func(*hooks.Event)) hooks.Event { f(&ev); return ev }
 
@@ -352,6 +371,38 @@ var vectors = []vector{
 		e.Name = "UserPromptSubmit"
 		e.Kind, e.Prompt = hooks.KindNewRun, "update the notes, add hello.txt, drop old.txt and echo a greeting"
 	}), "", newRun(claudeNeutral)},
+	// ---- Qwen Code: Claude Code's protocol, a deny as exit 2 ----
+	{"qwen-code/pretooluse-shell.json", qwenEvent("run_shell_command", "toolu_01", "f780c1d2########0", false), `{"command":"touch qw.marker; ls"}`, outputs{
+		allow: qwenAllow, deny: qwenDeny,
+		ask:  hooks.Output{Stderr: "agate: nothing pre-approved this call; qwen-code runs in a mode where nobody is asked, so agate blocked it (approve it in agate, or add a rule) [layer: default]. " + hooks.DenyAdvice + "\n", Code: 2},
+		down: blockedDown, downAsk: blockedDown, // (yolo: nobody to hand it to)
+	}},
+	{"qwen-code/pretooluse-mcp.json", qwenEvent("mcp__demo__echo", "toolu_02", "f780c1d2########1", true), `{"text":"hi"}`, outputs{
+		allow: qwenAllow, deny: qwenDeny,
+		ask:     stdout(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"agate: nothing pre-approved this call [layer: default]"}}`),
+		down:    blockedDown,
+		downAsk: hooks.Output{Stdout: []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"` + downUser + `"}}` + "\n"), Stderr: downUser + "\n"},
+	}},
+	// ---- Copilot CLI: every answer JSON, exit 0 ----
+	{"copilot/pretooluse.json", copilotEvent, `{"command":"touch cp.marker; ls"}`, outputs{
+		allow:   stdout(`{"permissionDecision":"allow","permissionDecisionReason":"agate: matches an allow rule [layer: rule; rule: allow bash npm *]"}`),
+		deny:    stdout(`{"permissionDecision":"deny","permissionDecisionReason":"` + denyModel + `"}`),
+		ask:     stdout(`{"permissionDecision":"ask","permissionDecisionReason":"agate: nothing pre-approved this call [layer: default]"}`),
+		down:    hooks.Output{Stdout: []byte(`{"permissionDecision":"deny","permissionDecisionReason":"` + downUser + `"}` + "\n"), Stderr: downUser + "\n"},
+		downAsk: hooks.Output{Stdout: []byte(`{"permissionDecision":"ask","permissionDecisionReason":"` + downUser + `"}` + "\n"), Stderr: downUser + "\n"},
+	}},
+	{"copilot/posttooluse.json", with(copilotEvent, func(e *hooks.Event) { e.Name, e.Kind, e.Tool = "postToolUse", hooks.KindOther, "" }), "", neutral(hooks.Output{})},
+	// ---- OpenCode: agate's plugin throws unless it reads an allow ----
+	{"opencode/before-bash.json", openCodeEvent, `{"command":"touch oc.marker; ls","description":"make marker"}`, outputs{
+		allow:   stdout(`{"decision":"allow"}`),
+		deny:    stdout(`{"decision":"deny","reason":"` + denyModel + `"}`),
+		ask:     stdout(`{"decision":"deny","reason":"agate: nothing pre-approved this call; opencode has no prompt a plugin can raise, so agate blocked it (approve it in agate, or add a rule) [layer: default]. ` + hooks.DenyAdvice + `"}`),
+		down:    openCodeDown,
+		downAsk: openCodeDown,
+	}},
+	{"opencode/after-webfetch.json", with(openCodeEvent, func(e *hooks.Event) {
+		e.Name, e.Kind, e.Tool, e.ToolUseID = "tool.execute.after", hooks.KindTaint, "webfetch", "call_6"
+	}), "", outputs{allow: openCodeNone, deny: openCodeNone, ask: openCodeNone, down: openCodeDown, downAsk: openCodeDown}},
 }
 
 // readVector reads a recorded payload.
@@ -414,7 +465,7 @@ func TestHookParseVectors(t *testing.T) {
 			}
 			// The shell calls agate can confine keep tool_input as sent,
 			// for confine.Shell.
-			if ev.Kind == hooks.KindCall && (agent == hooks.ClaudeCode || ev.Tool == "run_shell_command" ||
+			if ev.Kind == hooks.KindCall && (agent == hooks.ClaudeCode || agent == hooks.Gemini && ev.Tool == "run_shell_command" ||
 				agent == hooks.Codex && ev.Tool == "Bash" && ev.Name == "PreToolUse") {
 				var raw struct {
 					ToolInput json.RawMessage `json:"tool_input"`

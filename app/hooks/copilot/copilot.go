@@ -67,7 +67,7 @@ func Parse(data []byte, getenv func(string) string) (*hooks.Event, error) {
 		if err != nil {
 			return nil, err
 		}
-		ev.Kind, ev.Tool, ev.Args, ev.Input = hooks.KindCall, in.ToolName, args, hookjson.ObjectOrEmpty(raw)
+		ev.Kind, ev.Tool, ev.Args = hooks.KindCall, in.ToolName, args // (not rewritten: no Input)
 	default:
 		return nil, errors.New("neither a tool call, its result, nor a prompt")
 	}

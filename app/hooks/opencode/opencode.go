@@ -62,7 +62,7 @@ func Parse(data []byte, getenv func(string) string) (*hooks.Event, error) {
 		if err != nil {
 			return nil, err
 		}
-		ev.Kind, ev.Tool, ev.Args, ev.Input = hooks.KindCall, in.Tool, args, hookjson.ObjectOrEmpty(in.Args)
+		ev.Kind, ev.Tool, ev.Args = hooks.KindCall, in.Tool, args // (not rewritten: no Input)
 	case "tool.execute.after":
 		if outsideTools[in.Tool] {
 			ev.Kind, ev.Tool = hooks.KindTaint, in.Tool

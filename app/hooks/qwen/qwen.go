@@ -49,6 +49,7 @@ func Parse(data []byte, getenv func(string) string) (*hooks.Event, error) {
 	}
 	// yolo runs every call unasked: an ask there is a deny.
 	ev.Interactive = in.PermissionMode != "yolo"
+	ev.Input = nil // (Qwen's calls are not rewritten: api.Rewritable)
 	if (in.HookEventName == "PostToolUse" || in.HookEventName == "PostToolUseFailure") && outsideTools[in.ToolName] {
 		ev.Kind = hooks.KindTaint
 	}
