@@ -32,8 +32,11 @@ func escapeGlob(name string) string {
 
 // call is what Decide learns about a request before consulting the layers.
 type call struct {
-	pol      *Policy
-	req      *Request
+	pol *Policy
+	req *Request
+	// globs are what Request.Glob named, by pattern: a glob is expanded
+	// once per call, however many judgments read it.
+	globs    map[string]globMatch
 	t        toolInfo
 	category string // the tool's category; "fs" for a shell command that only edits the project
 	risks    Risks
@@ -519,11 +522,24 @@ func (c *call) globbed(p string) ([]string, bool) {
 	if cmd, _ := c.req.Args["command"].(string); globOptions().MatchString(cmd) {
 		return nil, false // (the shell's globs are not the ones Glob expands)
 	}
-	ms, complete := c.req.Glob(p)
-	if !complete || len(ms) > maxGlobbed {
+	g, ok := c.globs[p]
+	if !ok {
+		g.ms, g.complete = c.req.Glob(p)
+		if c.globs == nil {
+			c.globs = map[string]globMatch{}
+		}
+		c.globs[p] = g
+	}
+	if !g.complete || len(g.ms) > maxGlobbed {
 		return nil, false
 	}
-	return ms, true
+	return g.ms, true
+}
+
+// globMatch is one answer of Request.Glob.
+type globMatch struct {
+	ms       []string
+	complete bool
 }
 
 // globOptions matches a command that may change what the shell's globs

@@ -29,6 +29,11 @@ type daemonGate struct {
 	workspace string // the project: workspaceOf(cwd)
 	stderr    io.Writer
 
+	// known is the catalog's name for the server (knownServerName), found
+	// once: the command a proxy runs does not change.
+	knownOnce sync.Once
+	known     string
+
 	secrets atomic.Bool // the daemon knows secret values to cut out
 
 	regMu     sync.Mutex // guards regCancel, regDone and listed
@@ -208,7 +213,7 @@ func (g *daemonGate) Decide(ctx context.Context, c mcp.Call) (mcp.Verdict, error
 			g.endCall()
 		}
 	}()
-	m := &api.MCPCall{Proxy: c.Session.ID, Server: c.Session.Server, Tool: c.Tool, Base: c.Base, Known: knownServerName(c.Session.Command, g.cwd)}
+	m := &api.MCPCall{Proxy: c.Session.ID, Server: c.Session.Server, Tool: c.Tool, Base: c.Base, Known: g.knownServer(c.Session.Command)}
 	if c.Def != nil {
 		def, err := json.Marshal(c.Def)
 		if err != nil {
@@ -396,6 +401,13 @@ func mcpServerConfig(paths api.Paths, name string, stderr io.Writer) mcpServer {
 		return mcpServer{pii: true, cfg: policy.DefaultConfig()}
 	}
 	return mcpServer{pii: cfg.MCP.Servers[name].PIIRedact, scrub: append(cfg.SecretEnvNames(), cfg.Secrets.VaultEnv...), cfg: cfg}
+}
+
+// knownServer is knownServerName for the proxy's server, worked out at
+// its first call, not at every call.
+func (g *daemonGate) knownServer(command []string) string {
+	g.knownOnce.Do(func() { g.known = knownServerName(command, g.cwd) })
+	return g.known
 }
 
 // knownServerName is the name agate's catalog knows a server by, from the
