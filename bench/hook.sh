@@ -2,9 +2,13 @@
 # Times one hook call, whole process, as an agent runs it: agate's lean
 # `agate-hook hook claude-code` (what `agate hooks install` points the
 # agents at) answered by a running daemon, and `agate-cli hook`, beside the
-# floor for a process per call (a Go program that only reads the JSON and
-# prints an answer), a Python script doing the same, and the desktop
-# build's `agate hook` (which links Fyne) when it is built.
+# floor for a process per call (minhook: a Go program that only reads the
+# JSON and prints an answer), the floor for a process that also asks the
+# daemon (minrt: minhook plus one decision request over the socket, its
+# audit line synced), a Python script doing the same as minhook, and the
+# desktop build's `agate hook` (which links Fyne) when it is built. Then
+# the daemon's side alone, from a warm client (roundtrip): the socket and
+# HTTP (GET /v1/status) and one decision.
 #
 #   bench/hook.sh [ROUNDS]
 set -euo pipefail
@@ -16,6 +20,8 @@ trap 'kill $daemon 2>/dev/null || true; rm -rf "$tmp"' EXIT
 CGO_ENABLED=0 go build -trimpath -tags nogui -ldflags '-s -w' -o "$tmp/agate-cli" .
 CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/agate-hook" ./app/hooks/agate-hook
 go build -o "$tmp/minhook" ./bench/minhook
+CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$tmp/minrt" ./bench/minrt
+go build -o "$tmp/roundtrip" ./bench/roundtrip
 go build -o "$tmp/timeit" ./bench/timeit
 
 export AGATE_CONFIG="$tmp/config/config.toml" AGATE_STATE_DIR="$tmp/state" AGATE_SOCKET="$tmp/run/agate.sock"
@@ -37,7 +43,7 @@ $hookcmd <"$tmp/payload.json" | grep -q '"permissionDecision":"allow"' ||
 # The Go floor and agate's hook alone first: a heavy neighbour in the same
 # rounds (Python, the Fyne binary) slows whatever runs after it.
 echo "hook whole-process time, $rounds rounds, interleaved (ratios against the Go floor):"
-"$tmp/timeit" -n "$rounds" -in "$tmp/payload.json" -- "go-floor=$tmp/minhook ;; agate-hook=$hookcmd"
+"$tmp/timeit" -n "$rounds" -in "$tmp/payload.json" -- "go-floor=$tmp/minhook ;; floor+daemon=$tmp/minrt ;; agate-hook=$hookcmd"
 echo
 cmds="go-floor=$tmp/minhook"
 py=""
@@ -50,3 +56,6 @@ if [ -x bin/agate ]; then
 fi
 echo "beside Python and the other builds:"
 "$tmp/timeit" -n "$rounds" -in "$tmp/payload.json" -- $cmds
+echo
+echo "the daemon's side, from a warm client, a new connection per request:"
+"$tmp/roundtrip" -n "$rounds" -cwd "$tmp"

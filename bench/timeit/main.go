@@ -2,7 +2,9 @@
 // a noisy machine slows them all alike, and prints each one's median and
 // 90th percentile and its ratio to the first (the baseline).
 //
-//	timeit -n 200 -in payload.json -- NAME=CMD ARGS... ;; NAME=CMD ARGS...
+//	timeit -n 200 -in payload.json -- NAME=CMD ARGS... ;; NAME@other.json=CMD ARGS...
+//
+// NAME@FILE gives that command FILE on stdin instead of -in's.
 package main
 
 import (
@@ -18,8 +20,9 @@ import (
 )
 
 type candidate struct {
-	name string
-	argv []string
+	name  string
+	argv  []string
+	stdin []byte
 	runs []time.Duration
 }
 
@@ -46,7 +49,16 @@ func main() {
 			fmt.Fprintf(os.Stderr, "timeit: want NAME=CMD, got %q\n", spec)
 			os.Exit(2)
 		}
-		cands = append(cands, &candidate{name: name, argv: strings.Fields(cmd)})
+		c := &candidate{name: name, argv: strings.Fields(cmd), stdin: stdin}
+		if n, file, ok := strings.Cut(name, "@"); ok {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			c.name, c.stdin = n, b
+		}
+		cands = append(cands, c)
 	}
 	if len(cands) == 0 {
 		fmt.Fprintln(os.Stderr, "timeit: no commands")
@@ -55,7 +67,7 @@ func main() {
 	for round := 0; round < *warm+*n; round++ {
 		for _, c := range cands {
 			cmd := exec.Command(c.argv[0], c.argv[1:]...)
-			cmd.Stdin = bytes.NewReader(stdin)
+			cmd.Stdin = bytes.NewReader(c.stdin)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			start := time.Now()
