@@ -23,7 +23,7 @@ type candidate struct {
 	name  string
 	argv  []string
 	stdin []byte
-	runs []time.Duration
+	runs  []time.Duration
 }
 
 func main() {
