@@ -180,14 +180,17 @@ func (c *Confinement) Brief() string {
 // tool to run confined: Claude Code's Bash (PreToolUse's updatedInput
 // replaces the input), Gemini CLI's run_shell_command (BeforeTool's
 // hookSpecificOutput.tool_input) and Codex's Bash (PreToolUse's
-// updatedInput, the one allow it takes). The daemon confines only these;
-// the hook denies a confined allow of any other.
+// updatedInput, the one allow it takes) and OpenCode's bash (agate's
+// plugin replaces the arguments OpenCode runs). The daemon confines only
+// these; the hook denies a confined allow of any other.
 func Rewritable(agent, tool string) bool {
 	switch agent {
 	case "claude-code", "codex":
 		return tool == "Bash"
 	case "gemini":
 		return tool == "run_shell_command"
+	case "opencode":
+		return tool == "bash"
 	}
 	return false
 }

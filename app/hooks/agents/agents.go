@@ -85,7 +85,7 @@ var adapters = map[string]adapter{
 	// drops the reason of exit 2: every answer is JSON.
 	hooks.Copilot: {parse: copilot.Parse, render: copilot.Render, neutral: copilot.Neutral, block: copilot.Block, howTo: howToApprove, downAsks: true},
 	// agate's OpenCode plugin throws unless the hook answers allow.
-	hooks.OpenCode: {parse: opencode.Parse, render: opencode.Render, neutral: opencode.Neutral, block: opencode.Block, howTo: howToApprove, downAsks: false},
+	hooks.OpenCode: {parse: opencode.Parse, render: opencode.Render, neutral: opencode.Neutral, post: opencode.PostContext, block: opencode.Block, howTo: howToApprove, downAsks: false},
 	// Another agent in Claude Code's protocol: Claude Code's words, never
 	// a rewritten input (api.Rewritable does not name it).
 	hooks.ClaudeCompatible: {parse: claude.Parse, render: func(ev *hooks.Event, a hooks.Answer) hooks.Output {

@@ -400,6 +400,12 @@ var vectors = []vector{
 		down:    openCodeDown,
 		downAsk: openCodeDown,
 	}},
+	{"opencode/after-bash.json", with(openCodeEvent, func(e *hooks.Event) {
+		e.Name, e.Kind, e.Outcome = "tool.execute.after", hooks.KindOutcome, "failed"
+	}), `{"command":"/usr/local/bin/agate-hook sandbox --strict --work /tmp/x/proj -- bash -c 'touch oc.marker; ls'","description":"make marker"}`,
+		// (What became of a call is not the daemon's to block: down, it is
+		// not recorded.)
+		outputs{allow: openCodeNone, deny: openCodeNone, ask: openCodeNone, down: openCodeNone, downAsk: openCodeNone}},
 	{"opencode/after-webfetch.json", with(openCodeEvent, func(e *hooks.Event) {
 		e.Name, e.Kind, e.Tool, e.ToolUseID = "tool.execute.after", hooks.KindTaint, "webfetch", "call_6"
 	}), "", outputs{allow: openCodeNone, deny: openCodeNone, ask: openCodeNone, down: openCodeDown, downAsk: openCodeDown}},
@@ -466,12 +472,16 @@ func TestHookParseVectors(t *testing.T) {
 			// The shell calls agate can confine keep tool_input as sent,
 			// for confine.Shell.
 			if ev.Kind == hooks.KindCall && (agent == hooks.ClaudeCode || agent == hooks.Gemini && ev.Tool == "run_shell_command" ||
-				agent == hooks.Codex && ev.Tool == "Bash" && ev.Name == "PreToolUse") {
+				agent == hooks.Codex && ev.Tool == "Bash" && ev.Name == "PreToolUse" || agent == hooks.OpenCode && ev.Tool == "bash") {
 				var raw struct {
 					ToolInput json.RawMessage `json:"tool_input"`
+					Args      json.RawMessage `json:"args"` // (agate's OpenCode plugin's)
 				}
 				if err := json.Unmarshal(readVector(t, v.file), &raw); err != nil {
 					t.Fatal(err)
+				}
+				if agent == hooks.OpenCode {
+					raw.ToolInput = raw.Args
 				}
 				if !bytes.Equal(input, raw.ToolInput) {
 					t.Errorf("Input = %s, want the tool_input as sent", input)
@@ -918,8 +928,51 @@ func TestHookCopilot(t *testing.T) {
 func TestHookOpenCode(t *testing.T) {
 	in := `{"event":"tool.execute.before","tool":"bash","sessionID":"ses_1","callID":"call_5","args":{"command":"ls","workdir":"sub"},"directory":"/w/proj","worktree":"/w/proj"}`
 	ev, err := Parse(hooks.OpenCode, []byte(in), nil)
-	if err != nil || ev.Kind != hooks.KindCall || ev.Tool != "bash" || ev.Args["workdir"] != "sub" || ev.Cwd != "/w/proj" || ev.Workspace != "/w/proj" || ev.Session != "ses_1" || ev.AgentPrompt {
+	// The command runs in workdir, against the plugin's folder.
+	if err != nil || ev.Kind != hooks.KindCall || ev.Tool != "bash" || ev.Args["workdir"] != "sub" || ev.Cwd != "/w/proj/sub" || ev.Workspace != "/w/proj" || ev.Session != "ses_1" || ev.AgentPrompt {
 		t.Fatalf("%+v, %v", ev, err)
+	}
+	if string(ev.Input) != `{"command":"ls","workdir":"sub"}` {
+		t.Errorf("Input %s: want the arguments as sent", ev.Input)
+	}
+	for _, c := range []struct{ args, cwd string }{
+		{`{"command":"ls","workdir":"/abs/dir/"}`, "/abs/dir"},
+		{`{"command":"ls"}`, "/w/proj"},
+		{`{"command":"ls","workdir":"../up"}`, "/w/up"},
+	} {
+		e, err := Parse(hooks.OpenCode, []byte(`{"event":"tool.execute.before","tool":"bash","sessionID":"s","args":`+c.args+`,"directory":"/w/proj","worktree":"/w/proj"}`), nil)
+		if err != nil || e.Cwd != c.cwd {
+			t.Errorf("%s: cwd %q, want %q (%v)", c.args, e.Cwd, c.cwd, err)
+		}
+	}
+	// Only bash is rewritten: another tool's input is not kept.
+	if e, _ := Parse(hooks.OpenCode, []byte(`{"event":"tool.execute.before","tool":"write","sessionID":"s","args":{"filePath":"/w/proj/a","content":"x"},"directory":"/w/proj"}`), nil); e.Input != nil {
+		t.Errorf("write: Input %s", e.Input)
+	}
+	// A confined allow carries the rewritten arguments, whole.
+	upd := json.RawMessage(`{"command":"/bin/agate-hook sandbox --strict --work /w/proj -- bash -c ls","workdir":"sub"}`)
+	var conf struct {
+		Decision string
+		Args     json.RawMessage
+	}
+	if out := Render(ev, hooks.Answer{Decision: verdict.Allow, UpdatedInput: upd}); json.Unmarshal(out.Stdout, &conf) != nil || conf.Decision != "allow" || !bytes.Equal(conf.Args, upd) {
+		t.Errorf("a confined allow: %s", out.Stdout)
+	}
+	// After a call: what became of it, and text for the model.
+	for _, c := range []struct{ in, outcome string }{
+		{`{"event":"tool.execute.after","tool":"bash","sessionID":"s","args":{"command":"ls"},"exit":0}`, "ran"},
+		{`{"event":"tool.execute.after","tool":"bash","sessionID":"s","args":{"command":"ls"},"exit":2}`, "failed"},
+		{`{"event":"tool.execute.after","tool":"write","sessionID":"s","args":{"filePath":"/w/a"}}`, "ran"},
+	} {
+		e, err := Parse(hooks.OpenCode, []byte(c.in), nil)
+		if err != nil || e.Kind != hooks.KindOutcome || e.Outcome != c.outcome {
+			t.Errorf("%s: %+v %v", c.in, e, err)
+			continue
+		}
+		var post struct{ Decision, Context string }
+		if out := PostContext(e, "agate ran this command confined"); json.Unmarshal(out.Stdout, &post) != nil || post.Decision != "none" || post.Context != "agate ran this command confined" {
+			t.Errorf("post context: %s", out.Stdout)
+		}
 	}
 	if ev, _ := Parse(hooks.OpenCode, []byte(`{"event":"tool.execute.after","tool":"webfetch","sessionID":"s"}`), nil); ev.Kind != hooks.KindTaint {
 		t.Errorf("webfetch after: %+v", ev)

@@ -92,12 +92,25 @@ export const AgateGate = async (ctx) => ({
       args: output.args, directory: ctx.directory, worktree: ctx.worktree,
     });
     if (a.decision !== "allow") throw new Error(a.reason || "agate: the call was blocked");
+    if (a.args !== undefined) {
+      // Confined: OpenCode runs the object it handed us, so its members
+      // are replaced in place. Anything but an object is no answer.
+      if (!a.args || typeof a.args !== "object" || Array.isArray(a.args) || !output.args || typeof output.args !== "object") {
+        throw new Error("agate: its hook's rewritten call is not one; the call was blocked");
+      }
+      for (const k of Object.keys(output.args)) delete output.args[k];
+      Object.assign(output.args, a.args);
+    }
   },
-  "tool.execute.after": async (input) => {
-    await hook({
+  "tool.execute.after": async (input, output) => {
+    const exit = output && output.metadata && typeof output.metadata.exit === "number" ? output.metadata.exit : undefined;
+    const a = await hook({
       event: "tool.execute.after", tool: input.tool, sessionID: input.sessionID, callID: input.callID,
-      directory: ctx.directory, worktree: ctx.worktree,
+      args: input.args, exit, directory: ctx.directory, worktree: ctx.worktree,
     });
+    if (typeof a.context === "string" && a.context !== "" && output && typeof output.output === "string") {
+      output.output += "\n\n" + a.context;
+    }
   },
 });
 `
