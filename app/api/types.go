@@ -180,8 +180,10 @@ func (c *Confinement) Brief() string {
 // tool to run confined: Claude Code's Bash (PreToolUse's updatedInput
 // replaces the input), Gemini CLI's run_shell_command (BeforeTool's
 // hookSpecificOutput.tool_input) and Codex's Bash (PreToolUse's
-// updatedInput, the one allow it takes) and OpenCode's bash (agate's
-// plugin replaces the arguments OpenCode runs). The daemon confines only
+// updatedInput, the one allow it takes), OpenCode's bash (agate's
+// plugin replaces the arguments OpenCode runs) and Copilot CLI's bash
+// (preToolUse's modifiedArgs). Qwen Code's PreToolUse reads no rewritten
+// input (its updatedInput is documented, and ignored). The daemon confines only
 // these; the hook denies a confined allow of any other.
 func Rewritable(agent, tool string) bool {
 	switch agent {
@@ -189,7 +191,7 @@ func Rewritable(agent, tool string) bool {
 		return tool == "Bash"
 	case "gemini":
 		return tool == "run_shell_command"
-	case "opencode":
+	case "opencode", "copilot":
 		return tool == "bash"
 	}
 	return false

@@ -117,14 +117,42 @@ func (ps *proxies) covering(server, tool string, agents []int) *proxyEntry {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for _, e := range ps.byID {
-		if e.server != server || !e.tools[tool] {
+		if e.server == server && e.tools[tool] && e.startedBy(agents) {
+			return e
+		}
+	}
+	return nil
+}
+
+// startedBy reports whether the proxy was started by one of agents and
+// is still its child: a client that died and whose pid was taken by
+// another process is not covered.
+func (e *proxyEntry) startedBy(agents []int) bool {
+	for _, a := range agents {
+		if a > 1 && a == e.clientPID && parentPID(e.proxyPID) == e.clientPID {
+			return true
+		}
+	}
+	return false
+}
+
+// coveringJoined is covering for an agent that names an MCP tool
+// SERVER+sep+TOOL (OpenCode's "demo_echo", Copilot CLI's "demo-echo")
+// rather than mcp__SERVER__TOOL: the live proxy started by one of agents
+// whose server and one of whose listed tools make name, each written as
+// the agent writes them (clean). Where two proxies make the same name,
+// either covers it: whichever server the agent calls, its proxy decides
+// the call.
+func (ps *proxies) coveringJoined(name, sep string, clean func(string) string, agents []int) *proxyEntry {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for _, e := range ps.byID {
+		rest, ok := strings.CutPrefix(name, clean(e.server)+sep)
+		if !ok || rest == "" || !e.startedBy(agents) {
 			continue
 		}
-		for _, a := range agents {
-			// The proxy must still be the child of the client it
-			// registered under: a client that died and whose pid was
-			// taken by another process is not covered.
-			if a > 1 && a == e.clientPID && parentPID(e.proxyPID) == e.clientPID {
+		for t := range e.tools {
+			if clean(t) == rest {
 				return e
 			}
 		}
@@ -418,14 +446,21 @@ func (d *Daemon) settled(c *mcpCall, resp *api.DecideResponse) {
 // one decision). ok is false when no proxy covers the call.
 func (d *Daemon) proxied(ctx context.Context, r *api.DecideRequest) (*api.DecideResponse, bool, error) {
 	server, tool, ok := splitMCPTool(r.Tool)
-	if !ok || d.proxies.count() == 0 {
+	join, joined := joinedMCPNames[r.Agent]
+	if !ok && !joined || d.proxies.count() == 0 {
 		return nil, false, nil
 	}
 	pid := peerPID(ctx)
 	if pid <= 0 {
 		return nil, false, nil
 	}
-	e := d.proxies.covering(server, tool, hookAgents(ancestors(pid, 32), processName))
+	agents := hookAgents(ancestors(pid, 32), processName)
+	var e *proxyEntry
+	if ok {
+		e = d.proxies.covering(server, tool, agents)
+	} else {
+		e = d.proxies.coveringJoined(r.Tool, join.sep, join.clean, agents)
+	}
 	if e == nil {
 		return nil, false, nil
 	}
@@ -437,6 +472,28 @@ func (d *Daemon) proxied(ctx context.Context, r *api.DecideRequest) (*api.Decide
 	subject := callSubject(r.Tool, r.Args, d.knownSecrets())
 	resp, err := d.finish(ctx, r, d.record("decision", r, "", dec, subject), resp, subject)
 	return resp, true, err
+}
+
+// joinedMCPNames are the agents whose hooks name an MCP tool
+// SERVER+sep+TOOL, and how they write each part: OpenCode makes every
+// character but letters, digits, '_' and '-' a '_' (its MCP client's
+// tool names), Copilot CLI keeps both as they are.
+var joinedMCPNames = map[string]struct {
+	sep   string
+	clean func(string) string
+}{
+	"opencode": {"_", openCodeToolName},
+	"copilot":  {"-", func(s string) string { return s }},
+}
+
+// openCodeToolName is s as OpenCode writes a part of an MCP tool's name.
+func openCodeToolName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 // useRun makes run the session's current run, starting it (and ending

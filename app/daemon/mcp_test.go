@@ -204,6 +204,45 @@ func TestMCPProxyStepAside(t *testing.T) {
 	if e := ps.covering("gh", "delete_repo", hookAgents(ancestors(os.Getpid(), 32), processName)); e == nil {
 		t.Fatal("the client's own tree is not covered")
 	}
+	// OpenCode and Copilot CLI join the server's name and the tool's:
+	// theirs step aside for a listed tool of a live proxy alone.
+	ps.byID["y"] = &proxyEntry{server: "my.fs", proxyPID: os.Getpid(), clientPID: os.Getppid(), tools: map[string]bool{"read_file": true, "list.dir": true}}
+	mine := hookAgents(ancestors(os.Getpid(), 32), processName)
+	for _, c := range []struct {
+		agent, tool string
+		covered     bool
+	}{
+		{"opencode", "gh_delete_repo", true},
+		{"opencode", "my_fs_read_file", true}, // (OpenCode writes '.' as '_')
+		{"opencode", "my_fs_list_dir", true},
+		{"opencode", "gh_delete", false},
+		{"opencode", "gh_", false},
+		{"opencode", "gh-delete_repo", false},
+		{"copilot", "gh-delete_repo", true},
+		{"copilot", "my.fs-list.dir", true},
+		{"copilot", "gh_delete_repo", false},
+		{"copilot", "ghx-delete_repo", false},
+		{"claude-code", "gh_delete_repo", false},
+	} {
+		join, ok := joinedMCPNames[c.agent]
+		covered := ok && ps.coveringJoined(c.tool, join.sep, join.clean, mine) != nil
+		if covered != c.covered {
+			t.Errorf("%s %s: covered %v, want %v", c.agent, c.tool, covered, c.covered)
+		}
+		if ok && ps.coveringJoined(c.tool, join.sep, join.clean, []int{12345, 1}) != nil {
+			t.Errorf("%s %s: covered for a process outside the client's tree", c.agent, c.tool)
+		}
+	}
+	if resp, err := client.Decide(context.Background(), &api.DecideRequest{Tool: "gh_delete_repo", Agent: "opencode", Session: "s", Cwd: "/home/dev/project"}); err != nil || resp.Decision != policy.Allow || resp.By != api.ByMCPProxy {
+		t.Fatalf("OpenCode's call of a proxied server's tool from its client: %+v %v", resp, err)
+	}
+	if resp, err := client.Decide(context.Background(), &api.DecideRequest{Tool: "gh-delete_repo", Agent: "copilot", Session: "s", Cwd: "/home/dev/project"}); err != nil || resp.Decision != policy.Allow || resp.By != api.ByMCPProxy {
+		t.Fatalf("Copilot CLI's call of a proxied server's tool from its client: %+v %v", resp, err)
+	}
+	if resp, err := client.Decide(context.Background(), &api.DecideRequest{Tool: "gh_delete_repo", Agent: "copilot", Session: "s", Cwd: "/home/dev/project"}); err != nil || resp.By == api.ByMCPProxy {
+		t.Fatalf("Copilot CLI's call in OpenCode's words stepped aside: %+v %v", resp, err)
+	}
+	delete(ps.byID, "y")
 	// A proxy whose client is gone (it was re-parented) covers nothing,
 	// even for a process that took the client's pid.
 	ps.byID["x"].proxyPID = 1

@@ -472,16 +472,20 @@ func TestHookParseVectors(t *testing.T) {
 			// The shell calls agate can confine keep tool_input as sent,
 			// for confine.Shell.
 			if ev.Kind == hooks.KindCall && (agent == hooks.ClaudeCode || agent == hooks.Gemini && ev.Tool == "run_shell_command" ||
-				agent == hooks.Codex && ev.Tool == "Bash" && ev.Name == "PreToolUse" || agent == hooks.OpenCode && ev.Tool == "bash") {
+				agent == hooks.Codex && ev.Tool == "Bash" && ev.Name == "PreToolUse" || (agent == hooks.OpenCode || agent == hooks.Copilot) && ev.Tool == "bash") {
 				var raw struct {
 					ToolInput json.RawMessage `json:"tool_input"`
-					Args      json.RawMessage `json:"args"` // (agate's OpenCode plugin's)
+					Args      json.RawMessage `json:"args"`     // (agate's OpenCode plugin's)
+					ToolArgs  json.RawMessage `json:"toolArgs"` // (Copilot CLI's)
 				}
 				if err := json.Unmarshal(readVector(t, v.file), &raw); err != nil {
 					t.Fatal(err)
 				}
-				if agent == hooks.OpenCode {
+				switch agent {
+				case hooks.OpenCode:
 					raw.ToolInput = raw.Args
+				case hooks.Copilot:
+					raw.ToolInput = raw.ToolArgs
 				}
 				if !bytes.Equal(input, raw.ToolInput) {
 					t.Errorf("Input = %s, want the tool_input as sent", input)
@@ -898,7 +902,31 @@ func TestHookCopilot(t *testing.T) {
 			t.Errorf("%s: %+v, %v", c.in, ev, err)
 		}
 	}
+	// A bash call keeps its arguments as sent, for a rewrite (toolArgs as
+	// a JSON string too); another tool's are not kept.
+	if ev, _ := Parse(hooks.Copilot, []byte(`{"sessionId":"s1","cwd":"/w/proj","toolName":"bash","toolArgs":"{\"command\":\"pwd\",\"mode\":\"sync\"}"}`), env); string(ev.Input) != `{"command":"pwd","mode":"sync"}` {
+		t.Errorf("bash Input %s", ev.Input)
+	}
+	if ev, _ := Parse(hooks.Copilot, []byte(`{"sessionId":"s1","cwd":"/w/proj","toolName":"create","toolArgs":{"path":"a","file_text":"x"}}`), env); ev.Input != nil {
+		t.Errorf("create Input %s", ev.Input)
+	}
 	ev, _ := Parse(hooks.Copilot, []byte(`{"sessionId":"s1","cwd":"/w/proj","toolName":"bash","toolArgs":{"command":"ls"}}`), env)
+	// A confined allow: the rewritten arguments whole, and how it runs.
+	upd := json.RawMessage(`{"command":"/bin/agate-hook sandbox --strict --work /w/proj -- bash -c ls"}`)
+	var conf struct {
+		Decision string          `json:"permissionDecision"`
+		Args     json.RawMessage `json:"modifiedArgs"`
+		Context  string          `json:"additionalContext"`
+	}
+	if out := Render(ev, hooks.Answer{Decision: verdict.Allow, UpdatedInput: upd, Context: "agate runs this command in agate's sandbox"}); json.Unmarshal(out.Stdout, &conf) != nil ||
+		conf.Decision != "allow" || !bytes.Equal(conf.Args, upd) || conf.Context == "" {
+		t.Errorf("a confined allow: %s", out.Stdout)
+	}
+	for _, v := range []verdict.Verdict{verdict.Ask, verdict.Deny} {
+		if out := Render(ev, hooks.Answer{Decision: v, UpdatedInput: upd}); bytes.Contains(out.Stdout, []byte("modifiedArgs")) {
+			t.Errorf("%s carries modifiedArgs: %s", v, out.Stdout)
+		}
+	}
 	for _, c := range []struct {
 		out  hooks.Output
 		want string

@@ -31,6 +31,9 @@ type copilotInput struct {
 	Prompt     *string         `json:"prompt"`
 }
 
+// shellTool is Copilot's shell tool, whose calls agate can rewrite.
+const shellTool = "bash"
+
 // outsideTools are Copilot's tools whose results come from outside the
 // machine.
 var outsideTools = map[string]bool{"web_fetch": true, "web_search": true, "fetch": true}
@@ -67,7 +70,12 @@ func Parse(data []byte, getenv func(string) string) (*hooks.Event, error) {
 		if err != nil {
 			return nil, err
 		}
-		ev.Kind, ev.Tool, ev.Args = hooks.KindCall, in.ToolName, args // (not rewritten: no Input)
+		ev.Kind, ev.Tool, ev.Args = hooks.KindCall, in.ToolName, args
+		if in.ToolName == shellTool {
+			// The arguments as sent, for a rewrite that confines the
+			// command: modifiedArgs replaces them whole.
+			ev.Input = hookjson.ObjectOrEmpty(raw)
+		}
 	default:
 		return nil, errors.New("neither a tool call, its result, nor a prompt")
 	}
@@ -78,15 +86,26 @@ func Parse(data []byte, getenv func(string) string) (*hooks.Event, error) {
 type copilotOutput struct {
 	PermissionDecision       verdict.Verdict `json:"permissionDecision"`
 	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
+	// ModifiedArgs replaces an allowed call's arguments whole (Copilot
+	// 1.0.24 and later): a confined call's, its command rewritten.
+	ModifiedArgs json.RawMessage `json:"modifiedArgs,omitempty"`
+	// AdditionalContext is text for the model: how a confined call runs.
+	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
 // Render answers a preToolUse in JSON, exit 0: the reason of a deny goes
 // to the model ("Denied by preToolUse hook: R"), that of an ask to the
-// person.
+// person. An allow of a call that runs confined carries its rewritten
+// arguments; Copilot checks them against the tool's schema again, and an
+// allow skips its own permission rules, so only the daemon's allow
+// carries them.
 func Render(ev *hooks.Event, a hooks.Answer) hooks.Output {
 	o := copilotOutput{PermissionDecision: a.Decision}
 	switch a.Decision {
-	case verdict.Allow, verdict.Ask:
+	case verdict.Allow:
+		o.PermissionDecisionReason = a.UserText()
+		o.ModifiedArgs, o.AdditionalContext = a.UpdatedInput, a.Context
+	case verdict.Ask:
 		o.PermissionDecisionReason = a.UserText()
 	default:
 		o.PermissionDecision = verdict.Deny

@@ -17,6 +17,8 @@ const (
 	Gemini        = "gemini"
 	Codex         = "codex"
 	VSCode        = "vscode"
+	Copilot       = "copilot"
+	OpenCode      = "opencode"
 )
 
 // ErrUnknownClient means a client Install does not know.
@@ -24,7 +26,7 @@ var ErrUnknownClient = errors.New("unknown MCP client")
 
 // Clients lists the clients Install knows, sorted.
 func Clients() []string {
-	c := []string{ClaudeCode, ClaudeDesktop, Cursor, Gemini, Codex, VSCode}
+	c := []string{ClaudeCode, ClaudeDesktop, Cursor, Gemini, Codex, VSCode, Copilot, OpenCode}
 	sort.Strings(c)
 	return c
 }
@@ -47,6 +49,9 @@ type Target struct {
 	// servers, by name; "*" stands for any member ("projects", "*",
 	// "mcpServers" in ~/.claude.json).
 	Roots [][]string
+	// ArgvCommand says a server's "command" may be one array, the
+	// program and then its arguments (OpenCode's).
+	ArgvCommand bool
 }
 
 // Targets returns the files of client that hold its servers: the user's
@@ -96,6 +101,41 @@ func Targets(client, home, project string, env func(string) string) ([]Target, e
 			return []Target{{Client: client, File: filepath.Join(project, ".vscode", "mcp.json"), Roots: [][]string{{"servers"}}}}, nil
 		}
 		return []Target{{Client: client, File: vscodeUserConfig(home, env), Roots: [][]string{{"servers"}}}}, nil
+	case Copilot:
+		// ~/.copilot/mcp-config.json ($COPILOT_HOME): {"mcpServers":
+		// {NAME: {"type": "local", "command", "args", "tools"}}}.
+		if project != "" {
+			return nil, errors.New("mcp clients: Copilot CLI reads its servers from ~/.copilot/mcp-config.json alone")
+		}
+		dir := env("COPILOT_HOME")
+		if dir == "" {
+			dir = filepath.Join(home, ".copilot")
+		} else if abs, err := filepath.Abs(dir); err != nil {
+			return nil, fmt.Errorf("COPILOT_HOME %q: %w", dir, err)
+		} else {
+			dir = abs
+		}
+		return []Target{{Client: client, File: filepath.Join(dir, "mcp-config.json"), Roots: mcpServers}}, nil
+	case OpenCode:
+		// opencode.json or opencode.jsonc in ~/.config/opencode/, or a
+		// project's own: {"mcp": {NAME: {"type": "local", "command":
+		// [PROGRAM, ARGS...]}}}. OpenCode reads both names; each one there
+		// is a target, opencode.json when neither is.
+		dir := filepath.Join(configHome(home, env), "opencode")
+		if project != "" {
+			dir = project
+		}
+		var out []Target
+		for _, name := range []string{"opencode.json", "opencode.jsonc"} {
+			f := filepath.Join(dir, name)
+			if _, err := os.Lstat(f); err == nil {
+				out = append(out, Target{Client: client, File: f, Roots: [][]string{{"mcp"}}, ArgvCommand: true})
+			}
+		}
+		if len(out) == 0 {
+			out = []Target{{Client: client, File: filepath.Join(dir, "opencode.json"), Roots: [][]string{{"mcp"}}, ArgvCommand: true}}
+		}
+		return out, nil
 	case Codex:
 		if project != "" {
 			return []Target{{Client: client, File: filepath.Join(project, ".codex", "config.toml"), Format: TOML, Roots: [][]string{{"mcp_servers"}}}}, nil

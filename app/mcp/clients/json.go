@@ -41,7 +41,7 @@ func editJSON(data []byte, t Target, o Options, undo bool) ([]byte, Result, erro
 					res.Skipped = append(res.Skipped, s)
 					continue
 				}
-				editServer(d, d.BoxOf(servers, &m.Value), s, o, undo, &res)
+				editServer(d, d.BoxOf(servers, &m.Value), s, t.ArgvCommand, o, undo, &res)
 			}
 		})
 		if err == nil {
@@ -86,7 +86,7 @@ func walk(d *jsonc.Doc, b jsonc.Box, path, where []string, fn func(where []strin
 }
 
 // editServer rewrites (or restores) one server object, in b.
-func editServer(d *jsonc.Doc, b jsonc.Box, s Server, o Options, undo bool, res *Result) {
+func editServer(d *jsonc.Doc, b jsonc.Box, s Server, argvCommand bool, o Options, undo bool, res *Result) {
 	obj := b.Object()
 	if dup, ok := duplicate(obj); ok {
 		s.Why = fmt.Sprintf("it names %q twice", dup)
@@ -106,7 +106,9 @@ func editServer(d *jsonc.Doc, b jsonc.Box, s Server, o Options, undo bool, res *
 			s.URL = literalString(obj.Members[i].Value)
 		}
 	}
-	if s.URL != "" || (typ != "" && typ != "stdio") {
+	// "local" is Copilot CLI's and OpenCode's word for a server agate can
+	// start ("remote" theirs for one it reaches).
+	if s.URL != "" || (typ != "" && typ != "stdio" && typ != "local") {
 		if s.URL == "" {
 			s.URL = "(" + typ + ")"
 		}
@@ -116,6 +118,10 @@ func editServer(d *jsonc.Doc, b jsonc.Box, s Server, o Options, undo bool, res *
 	if cmd < 0 {
 		s.Why = "it has no command"
 		res.Skipped = append(res.Skipped, s)
+		return
+	}
+	if _, ok := obj.Members[cmd].Value.Value.(*hujson.Array); ok && argvCommand && args < 0 {
+		editCommandArray(d, d.BoxOf(b, &obj.Members[cmd].Value), s, o, undo, res)
 		return
 	}
 	lit, ok := obj.Members[cmd].Value.Value.(hujson.Literal)
@@ -196,6 +202,39 @@ func editServer(d *jsonc.Doc, b jsonc.Box, s Server, o Options, undo bool, res *
 	}
 	s.Now = append([]string{newCmd}, newArgs...)
 	res.Rewritten = append(res.Rewritten, s)
+}
+
+// editCommandArray rewrites (or restores) a server whose command is one
+// array, the program and then its arguments (OpenCode's "command":
+// ["npx", "-y", "PKG"]), in cmd: agate's words go in front of it, and
+// the elements the client wrote keep their text.
+func editCommandArray(d *jsonc.Doc, cmd jsonc.Box, s Server, o Options, undo bool, res *Result) {
+	argv, ok := stringArray(*cmd.Value())
+	if !ok || len(argv) == 0 || argv[0] == "" {
+		s.Why = "its command is not a list of strings"
+		res.Skipped = append(res.Skipped, s)
+		return
+	}
+	s.Command, s.Args = argv[0], argv[1:]
+	origCmd, origArgs, wrapped := unwrap(s.Command, s.Args)
+	switch {
+	case !undo && wrapped && s.Command != o.Agate:
+		// Through another agate binary (moved, reinstalled): this one.
+		d.Set(cmd, &cmd.Array().Elements[0], jsonc.String(o.Agate))
+		s.Now = append([]string{o.Agate}, s.Args...)
+		res.Rewritten = append(res.Rewritten, s)
+	case undo && !wrapped, !undo && wrapped:
+		res.Proxied = append(res.Proxied, s)
+	case undo:
+		d.DropFirst(cmd, len(argv)-1-len(origArgs))
+		s.Now = append([]string{origCmd}, origArgs...)
+		res.Rewritten = append(res.Rewritten, s)
+	default:
+		newCmd, newArgs := wrap(o.Agate, s.Name, s.Command, s.Args)
+		d.PrependStrings(cmd, append([]string{newCmd}, newArgs[:len(newArgs)-len(argv)]...))
+		s.Now = append([]string{newCmd}, newArgs...)
+		res.Rewritten = append(res.Rewritten, s)
+	}
 }
 
 // duplicate returns a member name obj holds twice; ok is false when

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -48,6 +49,10 @@ func TestRoundTripCorpus(t *testing.T) {
 			rewritten: "Perplexity,fetch,noargs"},
 		{file: "codex-config.toml", target: Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}},
 			rewritten: "context7,dotted.name,empty_args,literal,multiline"},
+		{file: "opencode.jsonc", target: Target{Roots: [][]string{{"mcp"}}, ArgvCommand: true}, jsonc: true,
+			rewritten: "escaped,fs,git.tools"},
+		{file: "copilot-mcp-config.json", target: Target{Roots: [][]string{{"mcpServers"}}},
+			rewritten: "demo,playwright"},
 		{file: "codex-dotted.toml", target: Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}},
 			rewritten: "inner,quoted key"},
 		{file: "codex-top-dotted.toml", target: Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}},
@@ -124,5 +129,77 @@ func TestInstallAgateNotUTF8(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); !bytes.Equal(b, orig) {
 		t.Error("the file changed")
+	}
+}
+
+// TestInstallOpenCodeAndCopilot: OpenCode's servers ("command" one
+// array) and Copilot CLI's ("type": "local") run through agate's proxy
+// with every other key kept, remote ones are listed as not gated, and a
+// server whose command is not a list of strings is skipped with why.
+func TestInstallOpenCodeAndCopilot(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "roundtrip", "opencode.jsonc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, res, err := editJSON(data, Target{Roots: [][]string{{"mcp"}}, ArgvCommand: true}, Options{Agate: agate}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names(res.Remote) != "docs" || names(res.Skipped) != "broken" || !strings.Contains(res.Skipped[0].Why, "not a list of strings") {
+		t.Errorf("remote %v, skipped %v", res.Remote, res.Skipped)
+	}
+	s := jsonServers(t, out, "mcp")
+	want := []any{agate, "mcp", "run", "--name", "fs", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/docs"}
+	if !reflect.DeepEqual(s["fs"]["command"], want) || s["fs"]["environment"] == nil || s["fs"]["enabled"] != true || s["fs"]["args"] != nil {
+		t.Errorf("fs: %v", s["fs"])
+	}
+	if got := s["git.tools"]["command"].([]any); got[4] != "git.tools" || got[6] != "uvx" {
+		t.Errorf("git.tools: %v", got)
+	}
+	if !bytes.Contains(out, []byte(`"/opt/my\u0020server/run"`)) {
+		t.Errorf("an escape the person wrote was not kept:\n%s", out)
+	}
+	data, err = os.ReadFile(filepath.Join("testdata", "roundtrip", "copilot-mcp-config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, res, err = editJSON(data, Target{Roots: [][]string{{"mcpServers"}}}, Options{Agate: agate}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonServers(t, out, "mcpServers")
+	if c["demo"]["command"] != agate || !reflect.DeepEqual(c["demo"]["args"], []any{"mcp", "run", "--name", "demo", "--", "node", "/home/me/mcp/demo.js"}) || c["demo"]["tools"] == nil || c["demo"]["type"] != "local" {
+		t.Errorf("demo: %v", c["demo"])
+	}
+	if names(res.Remote) != "github" {
+		t.Errorf("remote %v", res.Remote)
+	}
+}
+
+// TestTargetsOpenCodeAndCopilot: where each keeps its servers.
+func TestTargetsOpenCodeAndCopilot(t *testing.T) {
+	home := t.TempDir()
+	env := func(k string) string { return map[string]string{"XDG_CONFIG_HOME": filepath.Join(home, "xdg")}[k] }
+	ts, err := Targets(OpenCode, home, "", env)
+	if err != nil || len(ts) != 1 || ts[0].File != filepath.Join(home, "xdg", "opencode", "opencode.json") {
+		t.Fatalf("opencode: %+v %v", ts, err)
+	}
+	dir := filepath.Join(home, "xdg", "opencode")
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "opencode.jsonc"), []byte("{}"), 0o600)
+	if ts, _ := Targets(OpenCode, home, "", env); len(ts) != 1 || filepath.Base(ts[0].File) != "opencode.jsonc" {
+		t.Errorf("opencode with opencode.jsonc: %+v", ts)
+	}
+	if ts, _ := Targets(OpenCode, home, "/p", env); ts[0].File != "/p/opencode.json" {
+		t.Errorf("opencode project: %+v", ts)
+	}
+	if ts, err := Targets(Copilot, home, "", func(k string) string { return map[string]string{"COPILOT_HOME": "/c"}[k] }); err != nil || ts[0].File != "/c/mcp-config.json" {
+		t.Errorf("copilot: %+v %v", ts, err)
+	}
+	if ts, _ := Targets(Copilot, home, "", env); ts[0].File != filepath.Join(home, ".copilot", "mcp-config.json") {
+		t.Errorf("copilot: %+v", ts)
+	}
+	if _, err := Targets(Copilot, home, "/p", env); err == nil {
+		t.Error("copilot has a project config")
 	}
 }
