@@ -225,6 +225,15 @@ func NewServer(t testing.TB, turns ...Turn) *Server {
 	return s
 }
 
+// Script replaces the turns still to come: for a conversation that names
+// what is known only once the world around the server is made (its
+// folders).
+func (s *Server) Script(turns ...Turn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.turns = append(s.turns[:s.next:s.next], turns...)
+}
+
 // Requests returns every request so far, in order.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
