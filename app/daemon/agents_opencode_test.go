@@ -208,3 +208,50 @@ func TestOpenCodeMCPProxy(t *testing.T) {
 		t.Errorf("decisions: hook %q, proxy %q\n%s", hook, proxy, w.auditDump(t))
 	}
 }
+
+// TestOpenCodeSubagent: a sub-agent that OpenCode's task tool starts
+// makes its calls through agate's plugin too: its harmless call runs,
+// its destructive one is blocked on disk, each decided once, under the
+// sub-agent's own session.
+func TestOpenCodeSubagent(t *testing.T) {
+	agenttest.Install(t, agenttest.OpenCode)
+	w := openCodeWorld(t,
+		agenttest.Call("task", map[string]any{"description": "clean up", "prompt": "remove the scratch file", "subagent_type": "general"}),
+		agenttest.Call("bash", map[string]any{"command": "touch sub.marker", "description": "mark"}),
+		agenttest.Call("bash", map[string]any{"command": "rm -f scratch.txt", "description": "clean"}),
+		agenttest.Say("the sub-agent is done"),
+		agenttest.Say("done"))
+	tooBigToKeep(t, filepath.Join(w.h.Work, "scratch.txt"))
+	if r := runOpenCode(t, w, nil, "clean up with a sub-agent"); r.Code != 0 {
+		t.Fatalf("opencode: %s", r)
+	}
+	if _, err := os.Stat(filepath.Join(w.h.Work, "scratch.txt")); err != nil {
+		t.Fatalf("the sub-agent's delete ran: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.h.Work, "sub.marker")); err != nil {
+		t.Fatalf("the sub-agent's harmless call did not run: %v\n%s", err, w.auditDump(t))
+	}
+	sessions := map[string]bool{}
+	var got []string
+	for _, rec := range w.audit(t) {
+		if rec.Event != "decision" {
+			continue
+		}
+		got = append(got, rec.Tool+" "+rec.Decision)
+		if rec.Tool == "bash" {
+			sessions[rec.Session] = true
+		}
+	}
+	if strings.Join(got, ";") != "task allow;bash allow;bash deny" {
+		t.Errorf("decisions %q\n%s", got, w.auditDump(t))
+	}
+	for s := range sessions {
+		if s == "" {
+			t.Error("a sub-agent's call without a session")
+		}
+	}
+	// (The sub-agent's conversation is not the last one: every request.)
+	if dump := w.s.Dump(); !strings.Contains(dump, "scratch.txt, which git cannot give back") {
+		t.Errorf("the sub-agent was not told why:\n%s", dump)
+	}
+}
