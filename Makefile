@@ -87,7 +87,7 @@ test-ui: build
 ## agate's hooks installed by agate, a real daemon and the real
 ## agate-hook. Skipped, with the reason, where npm or the registry cannot
 ## be reached.
-AGENT_TESTS := ^Test(Gemini|Claude|Codex|Qwen|Copilot|OpenCode|AgateHook|MCPRunFilesystemServer|MCPRunNpxConfined|RealFilesystemServer)
+AGENT_TESTS := ^Test(Gemini|Claude|Codex|Qwen|Copilot|OpenCode|AgateHook|MCPRunFilesystemServer|MCPRunNpxConfined|RealFilesystemServer|RealRemoteEverything|ClaudeRemoteMCP)
 test-agents: cli
 	@./.ci/deps.sh agents
 	@log=$$(mktemp); status=0; \

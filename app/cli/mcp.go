@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -20,7 +22,7 @@ import (
 func init() {
 	register(&command{
 		name:    "mcp",
-		args:    "run [--name NAME] -- COMMAND [ARGS...] | install CLIENT [--project DIR] | uninstall CLIENT [--project DIR]",
+		args:    "run [--name NAME] -- COMMAND [ARGS...] | run --name NAME --url URL [--header \"Name: value\"]... | install CLIENT [--project DIR] | uninstall CLIENT [--project DIR]",
 		summary: "gate an MCP server's tool calls: run it through agate, or rewrite a client's servers to run through it (and back)",
 		run:     runMCP,
 	})
@@ -66,7 +68,7 @@ func splitCommand(args []string) (flags, command []string) {
 // argument as its value.
 func takesValue(flag string) bool {
 	switch strings.TrimLeft(flag, "-") {
-	case "name", "config", "socket", "pass-env":
+	case "name", "config", "socket", "pass-env", "url", "header":
 		return true
 	}
 	return false
@@ -77,6 +79,9 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	name := fs.String("name", "", "the server's name in agate's policy (mcp__NAME__TOOL); default: from the command")
 	var passEnv stringList
 	fs.Var(&passEnv, "pass-env", "a `variable` the client sets for the server, passed in when the server runs confined although its name says it is a credential; repeat for more")
+	remote := fs.String("url", "", "a remote server's MCP endpoint (Streamable HTTP), in place of a command")
+	var headers stringList
+	fs.Var(&headers, "header", "a `header` sent to the remote server, \"Name: value\", with ${VAR} taken from the environment; repeat for more")
 	var cf configFlags
 	cf.add(fs)
 	flagArgs, command := splitCommand(args)
@@ -88,6 +93,12 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("run: unexpected %q before the server's command", fs.Arg(0))
+	}
+	if *remote != "" || len(headers) > 0 {
+		if len(command) > 0 {
+			return usagef("run: --url or a command, not both")
+		}
+		return mcpRunRemote(ctx, e, &cf, *name, *remote, headers)
 	}
 	if len(command) == 0 {
 		return usagef("run: no server command (agate mcp run [--name NAME] -- COMMAND [ARGS...])")
@@ -136,6 +147,67 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 		Secrets: server.secrets,
 		PII:     server.pii,
 	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(e.Stderr, "agate mcp run: %v\n", err)
+	}
+	if code != 0 {
+		return &exitError{code: code, err: errSilent}
+	}
+	return nil
+}
+
+// mcpRunRemote is `agate mcp run --url URL`: the proxy in front of a
+// remote server, gated as a stdio one is.
+func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL string, headers []string) error {
+	if rawURL == "" {
+		return usagef("run: --header without --url")
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return usagef("run: --url %q: want an http:// or https:// URL", rawURL)
+	}
+	if name == "" {
+		return usagef("run: a remote server needs --name NAME (its tools are mcp__NAME__TOOL)")
+	}
+	if err := mcp.ValidName(name); err != nil {
+		return usageErr(err)
+	}
+	h := http.Header{}
+	for _, kv := range headers {
+		k, v, ok := strings.Cut(kv, ":")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
+			return usagef("run: --header %q: want \"Name: value\"", k)
+		}
+		val, err := mcp.ExpandHeader(strings.TrimSpace(v), os.LookupEnv)
+		if err != nil {
+			return usagef("run: --header %s: %v", k, err)
+		}
+		h.Add(k, val)
+	}
+	paths, err := cf.paths()
+	if err != nil {
+		return usageErr(err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("run: the working folder: %w", err)
+	}
+	server := mcpServerConfig(paths, name, e.Stderr)
+	gate := newDaemonGate(&api.Client{Socket: paths.Socket}, cwd, e.Stderr)
+	server.secrets = &resultSecrets{g: gate}
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+	code, err := mcp.RunRemote(ctx, mcp.Options{
+		Name:    name,
+		Stdin:   e.Stdin,
+		Stdout:  e.Stdout,
+		Stderr:  e.Stderr,
+		Gate:    gate,
+		Secrets: server.secrets,
+		PII:     server.pii,
+	}, mcp.Remote{URL: u, Header: h})
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(e.Stderr, "agate mcp run: %v\n", err)
 	}

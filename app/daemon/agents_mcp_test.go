@@ -1,14 +1,19 @@
 package daemon
 
 import (
+	"bytes"
 	"encoding/json"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/app/internal/agenttest"
 	"github.com/agatehq/agate/policy"
 )
@@ -83,5 +88,93 @@ func TestClaudeMCPProxy(t *testing.T) {
 	}
 	if len(proxy) != 2 || !strings.HasPrefix(proxy[0], "mcp__filesystem__read_text_file allow") || !strings.HasPrefix(proxy[1], "mcp__filesystem__write_file "+policy.Deny.String()) {
 		t.Errorf("the proxy's decisions: %q\n%s", proxy, c.auditDump(t))
+	}
+}
+
+// TestClaudeRemoteMCP runs the real Claude Code with the reference
+// everything server in its Streamable HTTP mode, behind `agate-cli mcp
+// run --url` (a stdio server to Claude Code, the person's token given as
+// ${VAR} from the server's env): the echo a rule allows is answered,
+// decided once (the hook steps aside for the proxy), the tool the policy
+// does not know is denied by the proxy and never reaches the server, and
+// the token appears in no command line and no log.
+func TestClaudeRemoteMCP(t *testing.T) {
+	evBin := agenttest.Install(t, agenttest.MCPEverything)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	srv := exec.Command(evBin, "streamableHttp")
+	srv.Env = append(os.Environ(), "PORT="+port)
+	var srvLog bytes.Buffer
+	srv.Stdout, srv.Stderr = &srvLog, &srvLog
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	apptest.WaitFor(t, "the everything server to listen", func() bool {
+		c, err := net.Dial("tcp", "127.0.0.1:"+port)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+
+	w := newAgentWorld(t, "[auto]\nrules = [\"allow mcp__everything__echo\"]\n",
+		agenttest.Call("mcp__everything__echo", map[string]any{"message": "hello through agate"}),
+		agenttest.Call("mcp__everything__get-env", map[string]any{}),
+		agenttest.Say("done"))
+	c := &claudeWorld{agentWorld: w, claude: agenttest.Install(t, agenttest.ClaudeCode)}
+	w.h.ClaudeState(t)
+	w.h.InstallHooks(t, w.bin, "claude-code", w.h.Env())
+	const token = "tok-CANARY-remote-7f1"
+	state := filepath.Join(c.h.Home, ".claude.json")
+	var cfg map[string]any
+	b, err := os.ReadFile(state)
+	if err != nil || json.Unmarshal(b, &cfg) != nil {
+		t.Fatalf("~/.claude.json: %v", err)
+	}
+	cfg["mcpServers"] = map[string]any{"everything": map[string]any{"type": "stdio", "command": filepath.Join(c.bin, "agate-cli"),
+		"args": []string{"mcp", "run", "--name", "everything", "--url", "http://127.0.0.1:" + port + "/mcp", "--header", "Authorization: Bearer ${EV_TOKEN}"},
+		"env":  map[string]string{"EV_TOKEN": token}}}
+	agenttest.WriteJSON(t, state, cfg)
+	r := c.h.Run(t, agenttest.Cmd{Bin: c.claude, Args: []string{"-p", "echo it", "--output-format", "json"}, Env: c.env(), Timeout: 120 * time.Second})
+	t.Logf("claude -p: %s\nmodel server:\n%s\neverything server:\n%s", r, c.s.Dump(), srvLog.String())
+	if r.Code != 0 {
+		t.Fatalf("claude: %s", r)
+	}
+	res := c.s.ToolResults()
+	if len(res) != 2 {
+		t.Fatalf("tool results: %+v", res)
+	}
+	if res[0].IsError || !strings.Contains(res[0].Output, "hello through agate") {
+		t.Errorf("the echo: %+v", res[0])
+	}
+	if !res[1].IsError || !strings.Contains(res[1].Output, "agate denied this call") {
+		t.Errorf("the unknown tool: %+v", res[1])
+	}
+	var hook, proxy []string
+	for _, rec := range c.audit(t) {
+		if !strings.HasPrefix(rec.Tool, "mcp__everything__") || rec.Event != "decision" {
+			continue
+		}
+		line := rec.Tool + " " + rec.Decision
+		if rec.By == api.ByMCPProxy {
+			hook = append(hook, line)
+		} else {
+			proxy = append(proxy, line)
+		}
+	}
+	if strings.Join(hook, ";") != "mcp__everything__echo allow;mcp__everything__get-env allow" ||
+		strings.Join(proxy, ";") != "mcp__everything__echo allow;mcp__everything__get-env deny" {
+		t.Errorf("decisions: hook %q, proxy %q\n%s", hook, proxy, c.auditDump(t))
+	}
+	if strings.Contains(srvLog.String(), "get-env") {
+		t.Errorf("the denied call reached the server:\n%s", srvLog.String())
+	}
+	if dump := c.auditDump(t); strings.Contains(dump, token) {
+		t.Errorf("the token is in the audit log:\n%s", dump)
 	}
 }

@@ -59,6 +59,23 @@ func fakeCommand() []string { return []string{os.Args[0], "-test.run=^$"} }
 // environment) unless opts sets another Command.
 func start(t *testing.T, gate *mcptest.Gate, opts func(*mcp.Options), env ...string) *harness {
 	t.Helper()
+	return startWith(t, gate, opts, mcp.Run, env...)
+}
+
+// startRemote runs a proxy in front of the remote server r.
+func startRemote(t *testing.T, gate *mcptest.Gate, r mcp.Remote, opts func(*mcp.Options)) *harness {
+	t.Helper()
+	return startWith(t, gate, func(o *mcp.Options) {
+		o.Command, o.Env = nil, nil
+		if opts != nil {
+			opts(o)
+		}
+	}, func(ctx context.Context, o mcp.Options) (int, error) { return mcp.RunRemote(ctx, o, r) })
+}
+
+// startWith is start with the proxy run by run.
+func startWith(t *testing.T, gate *mcptest.Gate, opts func(*mcp.Options), run func(context.Context, mcp.Options) (int, error), env ...string) *harness {
+	t.Helper()
 	if gate == nil {
 		gate = &mcptest.Gate{}
 	}
@@ -87,7 +104,7 @@ func start(t *testing.T, gate *mcptest.Gate, opts func(*mcp.Options), env ...str
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	go func() {
-		code, err := mcp.Run(ctx, o)
+		code, err := run(ctx, o)
 		outW.Close()
 		inR.Close()
 		h.done <- runResult{code, err}
