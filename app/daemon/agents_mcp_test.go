@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/agatehq/agate/app/api"
-	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/app/internal/agenttest"
+	"github.com/agatehq/agate/app/internal/apptest"
 	"github.com/agatehq/agate/policy"
 )
 

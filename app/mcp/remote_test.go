@@ -203,7 +203,10 @@ func TestRemoteURLRefused(t *testing.T) {
 // TestExpandHeader: ${VAR} from the environment; an unset one, or a line
 // break, is an error.
 func TestExpandHeader(t *testing.T) {
-	env := func(k string) (string, bool) { v, ok := map[string]string{"TOKEN": "t0k", "BAD": "a\r\nX-Evil: 1"}[k]; return v, ok }
+	env := func(k string) (string, bool) {
+		v, ok := map[string]string{"TOKEN": "t0k", "BAD": "a\r\nX-Evil: 1"}[k]
+		return v, ok
+	}
 	if v, err := mcp.ExpandHeader("Bearer ${TOKEN}", env); err != nil || v != "Bearer t0k" {
 		t.Errorf("%q %v", v, err)
 	}
