@@ -292,7 +292,9 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 		changed = changed || res.Changed
 	}
 	if len(remote) > 0 {
-		fmt.Fprintln(e.Stdout, "\nNot gated by agate's MCP proxy (HTTP/SSE servers: the proxy gates only servers it starts):")
+		fmt.Fprintln(e.Stdout, "\nNot gated by agate's MCP proxy (HTTP/SSE servers, left as they are: one that signs in with OAuth needs the")
+		fmt.Fprintln(e.Stdout, "client's own sign-in; one with a fixed token can run through `agate mcp run --name NAME --url URL")
+		fmt.Fprintln(e.Stdout, "--header 'Authorization: Bearer ${TOKEN}'`, with TOKEN in the server's env):")
 		for _, s := range remote {
 			fmt.Fprintf(e.Stdout, "  %s: %s\n", s.Key, s.URL)
 		}

@@ -19,8 +19,11 @@
 // one, never wrapped twice.
 //
 // Servers reached over HTTP or SSE (a "url", "httpUrl" or "serverUrl",
-// a type other than stdio) are not rewritten and are listed as such:
-// the proxy gates only servers it starts. Servers it cannot read (an
+// a type other than stdio or local) are not rewritten and are listed as
+// such: one may sign in with OAuth, which only the client can do (a
+// person puts one with a fixed token behind `agate mcp run --url`
+// themselves). OpenCode's servers ("command" one array: ArgvCommand) get
+// agate's words in front of the array. Servers it cannot read (an
 // inline table in TOML, a command that is not a string) are listed as
 // skipped, with why.
 //
