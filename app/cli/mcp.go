@@ -109,13 +109,9 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	if err := mcp.ValidName(*name); err != nil {
 		return usageErr(err)
 	}
-	paths, err := cf.paths()
+	paths, cwd, err := proxyPlace(&cf)
 	if err != nil {
-		return usageErr(err)
-	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return fmt.Errorf("run: the working folder: %w", err)
+		return err
 	}
 	server := mcpServerConfig(paths, *name, e.Stderr)
 	env := serverEnv(os.Environ(), server.scrub)
@@ -129,12 +125,7 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	}
 	gate := newDaemonGate(&api.Client{Socket: paths.Socket}, cwd, e.Stderr)
 	server.secrets = &resultSecrets{g: gate}
-	// A client that closes its end makes writes to stdout fail with
-	// EPIPE, not kill the proxy with SIGPIPE (which would leave the
-	// server running): the proxy then ends the server.
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
+	defer keepPipe()()
 	code, err := mcp.Run(ctx, mcp.Options{
 		Name:    *name,
 		Command: command,
@@ -154,6 +145,29 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 		return &exitError{code: code, err: errSilent}
 	}
 	return nil
+}
+
+// proxyPlace is where a proxy runs: agate's paths and the working
+// folder.
+func proxyPlace(cf *configFlags) (api.Paths, string, error) {
+	paths, err := cf.paths()
+	if err != nil {
+		return api.Paths{}, "", usageErr(err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return api.Paths{}, "", fmt.Errorf("run: the working folder: %w", err)
+	}
+	return paths, cwd, nil
+}
+
+// keepPipe makes a client that closes its end fail the proxy's writes to
+// stdout with EPIPE, not kill it with SIGPIPE (which would leave a server
+// running): the proxy then ends the server. It returns the undo.
+func keepPipe() func() {
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	return func() { signal.Stop(pipe) }
 }
 
 // mcpRunRemote is `agate mcp run --url URL`: the proxy in front of a
@@ -185,20 +199,14 @@ func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL str
 		}
 		h.Add(k, val)
 	}
-	paths, err := cf.paths()
+	paths, cwd, err := proxyPlace(cf)
 	if err != nil {
-		return usageErr(err)
-	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return fmt.Errorf("run: the working folder: %w", err)
+		return err
 	}
 	server := mcpServerConfig(paths, name, e.Stderr)
 	gate := newDaemonGate(&api.Client{Socket: paths.Socket}, cwd, e.Stderr)
 	server.secrets = &resultSecrets{g: gate}
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
+	defer keepPipe()()
 	code, err := mcp.RunRemote(ctx, mcp.Options{
 		Name:    name,
 		Stdin:   e.Stdin,

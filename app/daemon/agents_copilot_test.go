@@ -2,13 +2,11 @@ package daemon
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/internal/agenttest"
 )
 
@@ -71,23 +69,9 @@ func TestCopilotGate(t *testing.T) {
 func TestCopilotConfined(t *testing.T) {
 	agenttest.Install(t, agenttest.CopilotCLI)
 	port, reached := loopbackListener(t)
-	w := copilotWorld(t,
-		agenttest.Call("bash", map[string]any{"command": "cat \"$(printf k)\"", "description": "read it"}),
-		agenttest.Call("bash", map[string]any{"command": "sh run_tests.sh", "description": "test"}),
-		agenttest.Call("bash", map[string]any{"command": "go test ./...", "description": "go test"}),
-		agenttest.Say("done"))
-	needKernelSandbox(t, w.d)
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go here")
-	}
-	agenttest.WriteFile(t, filepath.Join(w.h.Home, ".aws", "credentials"), []byte("[default]\naws_secret_access_key = CANARY_aws_51c0\n"))
-	if err := os.Symlink("../home/.aws/credentials", filepath.Join(w.h.Work, "k")); err != nil {
-		t.Fatal(err)
-	}
-	agenttest.WriteFile(t, filepath.Join(w.h.Work, "run_tests.sh"), []byte(
-		"curl -sS -m 5 http://127.0.0.1:"+port+"/ >/dev/null 2>&1 && echo REACHED || echo NO-NETWORK\n"))
-	agenttest.WriteFile(t, filepath.Join(w.h.Work, "go.mod"), []byte("module m\ngo 1.21\n"))
-	agenttest.WriteFile(t, filepath.Join(w.h.Work, "m_test.go"), []byte("package m\nimport \"testing\"\nfunc TestM(t *testing.T) {}\n"))
+	w := copilotWorld(t, append(confinedCalls("bash", func(c string) map[string]any { return map[string]any{"command": c, "description": "run"} }),
+		agenttest.Say("done"))...)
+	prepareConfined(t, w, port)
 	if r := runCopilot(t, w, []string{"PATH=" + os.Getenv("PATH")}, "test it"); r.Code != 0 {
 		t.Fatalf("copilot: %s", r)
 	}
@@ -95,31 +79,7 @@ func TestCopilotConfined(t *testing.T) {
 	for _, tr := range w.s.ToolResults() {
 		outs = append(outs, tr.Output)
 	}
-	if len(outs) != 3 {
-		t.Fatalf("tool results %q", outs)
-	}
-	if strings.Contains(outs[0], "CANARY") || !strings.Contains(outs[0], "Permission denied") {
-		t.Errorf("a link to a credential store: %q", outs[0])
-	}
-	if !strings.Contains(outs[1], "NO-NETWORK") || len(reached) > 0 {
-		t.Errorf("the project's code reached the network: %q (%d connections)", outs[1], len(reached))
-	}
-	if !strings.Contains(outs[2], "ok") {
-		t.Errorf("go test confined: %q", outs[2])
-	}
-	n := 0
-	for _, rec := range w.audit(t) {
-		if rec.Tool != "bash" || rec.Event != "decision" {
-			continue
-		}
-		n++
-		if rec.Decision != "allow" || rec.Confined == "" {
-			t.Errorf("%s: %s, confined %q (%s): want an allow, confined, no ask", rec.Subject, rec.Decision, rec.Confined, rec.Reason)
-		}
-	}
-	if n != 3 {
-		t.Errorf("%d bash decisions, want 3", n)
-	}
+	checkConfined(t, w, "bash", 3, outs, reached)
 }
 
 // TestCopilotMCPProxy: the real Copilot CLI with the reference filesystem
@@ -151,19 +111,8 @@ func TestCopilotMCPProxy(t *testing.T) {
 	if !strings.Contains(res, "read me system") || strings.Contains(res, "im_start") {
 		t.Errorf("the read: %q", res)
 	}
-	var hook, proxy []string
-	for _, rec := range w.audit(t) {
-		if rec.Event != "decision" || !strings.Contains(rec.Tool, "read_text_file") {
-			continue
-		}
-		line := rec.Tool + " " + rec.Decision + " " + string(rec.By)
-		if rec.By == api.ByMCPProxy {
-			hook = append(hook, line)
-		} else {
-			proxy = append(proxy, line)
-		}
-	}
-	if strings.Join(hook, ";") != "fs-read_text_file allow mcp_proxy" || len(proxy) != 1 || !strings.HasPrefix(proxy[0], "mcp__fs__read_text_file allow") {
+	hook, proxy := w.proxyDecisions(t, func(tool string) bool { return strings.Contains(tool, "read_text_file") })
+	if strings.Join(hook, ";") != "fs-read_text_file allow" || strings.Join(proxy, ";") != "mcp__fs__read_text_file allow" {
 		t.Errorf("decisions: hook %q, proxy %q\n%s", hook, proxy, w.auditDump(t))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -256,4 +257,89 @@ func gateCases(t *testing.T, g gateAgent) {
 			t.Fatalf("the model was not told why; tool results: %q", res)
 		}
 	})
+}
+
+// confinedCalls are the shell calls of a confined-run check, in the
+// agent's own words (args makes a call's arguments from its command): a
+// read of a link to a credential store, the project's script reaching
+// for loopback, and go test.
+func confinedCalls(shell string, args func(cmd string) map[string]any) []agenttest.Turn {
+	return []agenttest.Turn{
+		agenttest.Call(shell, args("cat \"$(printf k)\"")),
+		agenttest.Call(shell, args("sh run_tests.sh")),
+		agenttest.Call(shell, args("go test ./...")),
+	}
+}
+
+// prepareConfined lays out w for confinedCalls: a credential store with
+// a canary and a link to it in the project (named by a path agate cannot
+// know before the command runs: judged an unnamed read, it runs confined
+// and must meet the sandbox, not the store), a script that reaches for
+// the listener on port, and a Go module with a test. It skips where the
+// kernel sandbox or go is missing.
+func prepareConfined(t *testing.T, w *agentWorld, port string) {
+	t.Helper()
+	needKernelSandbox(t, w.d)
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go here")
+	}
+	agenttest.WriteFile(t, filepath.Join(w.h.Home, ".aws", "credentials"), []byte("[default]\naws_secret_access_key = CANARY_aws_51c0\n"))
+	if err := os.Symlink("../home/.aws/credentials", filepath.Join(w.h.Work, "k")); err != nil {
+		t.Fatal(err)
+	}
+	agenttest.WriteFile(t, filepath.Join(w.h.Work, "run_tests.sh"), []byte(
+		"curl -sS -m 5 http://127.0.0.1:"+port+"/ >/dev/null 2>&1 && echo REACHED || echo NO-NETWORK\n"))
+	agenttest.WriteFile(t, filepath.Join(w.h.Work, "go.mod"), []byte("module m\ngo 1.21\n"))
+	agenttest.WriteFile(t, filepath.Join(w.h.Work, "m_test.go"), []byte("package m\nimport \"testing\"\nfunc TestM(t *testing.T) {}\n"))
+}
+
+// checkConfined checks the results of confinedCalls (outs, the first
+// three) and that every one of the n calls of shell in the audit log was
+// allowed, confined: the credential read denied, loopback not reached,
+// go test passing.
+func checkConfined(t *testing.T, w *agentWorld, shell string, n int, outs []string, reached chan string) {
+	t.Helper()
+	if len(outs) < 3 {
+		t.Fatalf("tool results %q", outs)
+	}
+	if strings.Contains(outs[0], "CANARY") || !strings.Contains(outs[0], "Permission denied") {
+		t.Errorf("a link to a credential store: %q", outs[0])
+	}
+	if !strings.Contains(outs[1], "NO-NETWORK") || len(reached) > 0 {
+		t.Errorf("the project's code reached the network: %q (%d connections)", outs[1], len(reached))
+	}
+	if !strings.Contains(outs[2], "ok") {
+		t.Errorf("go test confined: %q", outs[2])
+	}
+	seen := 0
+	for _, rec := range w.audit(t) {
+		if rec.Tool != shell || rec.Event != "decision" {
+			continue
+		}
+		seen++
+		if rec.Decision != "allow" || rec.Confined == "" {
+			t.Errorf("%s: %s, confined %q (%s): want an allow, confined, no ask", rec.Subject, rec.Decision, rec.Confined, rec.Reason)
+		}
+	}
+	if seen != n {
+		t.Errorf("%d %s decisions, want %d", seen, shell, n)
+	}
+}
+
+// proxyDecisions splits the audit log's decisions of the tools match
+// picks into the hook's (stepping aside for a proxy) and the proxy's
+// own, each as "TOOL DECISION".
+func (w *agentWorld) proxyDecisions(t *testing.T, match func(tool string) bool) (hook, proxy []string) {
+	t.Helper()
+	for _, rec := range w.audit(t) {
+		if rec.Event != "decision" || !match(rec.Tool) {
+			continue
+		}
+		if rec.By == api.ByMCPProxy {
+			hook = append(hook, rec.Tool+" "+rec.Decision)
+		} else {
+			proxy = append(proxy, rec.Tool+" "+rec.Decision)
+		}
+	}
+	return hook, proxy
 }

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -344,26 +343,9 @@ func TestGeminiOfferedToolsKnown(t *testing.T) {
 // failure there is recorded.
 func TestGeminiConfined(t *testing.T) {
 	port, reached := loopbackListener(t)
-	g := newGeminiWorld(t, nil,
-		agenttest.Call("run_shell_command", map[string]any{"command": "cat \"$(printf k)\"", "description": "read it"}),
-		agenttest.Call("run_shell_command", map[string]any{"command": "sh run_tests.sh", "description": "test"}),
-		agenttest.Call("run_shell_command", map[string]any{"command": "go test ./...", "description": "go test"}),
-		agenttest.Say("done"))
-	needKernelSandbox(t, g.d)
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go here")
-	}
-	agenttest.WriteFile(t, filepath.Join(g.h.Home, ".aws", "credentials"), []byte("[default]\naws_secret_access_key = CANARY_aws_51c0\n"))
-	// The project holds a link, named by a path agate cannot know
-	// before it runs: judged an unnamed read, it runs confined and
-	// must meet the sandbox, not the store.
-	if err := os.Symlink("../home/.aws/credentials", filepath.Join(g.h.Work, "k")); err != nil {
-		t.Fatal(err)
-	}
-	agenttest.WriteFile(t, filepath.Join(g.h.Work, "run_tests.sh"), []byte(
-		"curl -sS -m 5 http://127.0.0.1:"+port+"/ >/dev/null 2>&1 && echo REACHED || echo NO-NETWORK\n"))
-	agenttest.WriteFile(t, filepath.Join(g.h.Work, "go.mod"), []byte("module m\ngo 1.21\n"))
-	agenttest.WriteFile(t, filepath.Join(g.h.Work, "m_test.go"), []byte("package m\nimport \"testing\"\nfunc TestM(t *testing.T) {}\n"))
+	g := newGeminiWorld(t, nil, append(confinedCalls("run_shell_command", func(c string) map[string]any { return map[string]any{"command": c, "description": "run"} }),
+		agenttest.Say("done"))...)
+	prepareConfined(t, g.agentWorld, port)
 	r := g.run(t, []string{"PATH=" + os.Getenv("PATH")}, "-p", "test it", "--yolo")
 	if r.Code != 0 {
 		t.Fatalf("gemini: %s", r)
@@ -375,26 +357,13 @@ func TestGeminiConfined(t *testing.T) {
 	if len(outs) != 3 {
 		t.Fatalf("tool results %q", outs)
 	}
-	if strings.Contains(outs[0], "CANARY") || !strings.Contains(outs[0], "Permission denied") {
-		t.Errorf("a link to a credential store: %q", outs[0])
-	}
-	if !strings.Contains(outs[1], "NO-NETWORK") || len(reached) > 0 {
-		t.Errorf("the project's code reached the network: %q (%d connections)", outs[1], len(reached))
-	}
-	if !strings.Contains(outs[2], "ok") || strings.Contains(outs[2], "Exit Code") {
-		t.Errorf("go test confined: %q", outs[2])
+	checkConfined(t, g.agentWorld, "run_shell_command", 3, outs, reached)
+	if strings.Contains(outs[2], "Exit Code") {
+		t.Errorf("go test confined failed: %q", outs[2])
 	}
 	for i, o := range outs {
 		if !strings.Contains(o, "agate ran this command in agate's sandbox") {
 			t.Errorf("call %d: the model was not told it ran confined: %q", i, o)
-		}
-	}
-	for _, rec := range g.audit(t) {
-		if rec.Tool != "run_shell_command" || rec.Event != "decision" {
-			continue
-		}
-		if rec.Decision != "allow" || rec.Confined == "" {
-			t.Errorf("%s: %s, confined %q (%s): want an allow, confined, no ask", rec.Subject, rec.Decision, rec.Confined, rec.Reason)
 		}
 	}
 }

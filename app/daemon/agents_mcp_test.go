@@ -155,18 +155,7 @@ func TestClaudeRemoteMCP(t *testing.T) {
 	if !res[1].IsError || !strings.Contains(res[1].Output, "agate denied this call") {
 		t.Errorf("the unknown tool: %+v", res[1])
 	}
-	var hook, proxy []string
-	for _, rec := range c.audit(t) {
-		if !strings.HasPrefix(rec.Tool, "mcp__everything__") || rec.Event != "decision" {
-			continue
-		}
-		line := rec.Tool + " " + rec.Decision
-		if rec.By == api.ByMCPProxy {
-			hook = append(hook, line)
-		} else {
-			proxy = append(proxy, line)
-		}
-	}
+	hook, proxy := c.proxyDecisions(t, func(tool string) bool { return strings.HasPrefix(tool, "mcp__everything__") })
 	if strings.Join(hook, ";") != "mcp__everything__echo allow;mcp__everything__get-env allow" ||
 		strings.Join(proxy, ";") != "mcp__everything__echo allow;mcp__everything__get-env deny" {
 		t.Errorf("decisions: hook %q, proxy %q\n%s", hook, proxy, c.auditDump(t))
