@@ -87,7 +87,10 @@ func RunRemote(ctx context.Context, opts Options, r Remote) (int, error) {
 	select {
 	case <-b.done:
 	case <-time.After(opts.StopGrace):
+		// Cut what is still streaming, and a write the proxy no longer
+		// reads.
 		cancel()
+		outR.Close()
 		<-b.done
 	}
 	<-p.serverDone
@@ -106,11 +109,13 @@ type bridge struct {
 	out  *io.PipeWriter
 	done chan struct{}
 
-	mu       sync.Mutex // guards what follows, and writes to out
+	mu       sync.Mutex // guards what follows
 	session  string     // Mcp-Session-Id, once the server gave one
 	protocol string     // the protocol version initialize agreed
 	listen   bool       // the GET stream was started
-	closed   bool       // out is closed: what comes later is dropped
+
+	outMu  sync.Mutex // guards writes to out, apart from mu: a write may block
+	closed bool       // out is closed: what comes later is dropped
 }
 
 // run reads the proxy's lines until it closes its side, then ends the
@@ -144,10 +149,10 @@ func (b *bridge) run(ctx context.Context, in io.Reader) {
 	}
 	wg.Wait()
 	b.endSession()
-	b.mu.Lock()
+	b.outMu.Lock()
 	b.closed = true
 	b.out.Close()
-	b.mu.Unlock()
+	b.outMu.Unlock()
 }
 
 // post sends one message and passes on what the server answers. A
@@ -296,8 +301,8 @@ func (b *bridge) deliver(data []byte, initialize bool) {
 
 // emit writes one line to the proxy.
 func (b *bridge) emit(line []byte) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.outMu.Lock()
+	defer b.outMu.Unlock()
 	if !b.closed {
 		b.out.Write(append(line, '\n')) // (fails only once the proxy is gone)
 	}
