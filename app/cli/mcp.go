@@ -138,13 +138,7 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 		Secrets: server.secrets,
 		PII:     server.pii,
 	})
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(e.Stderr, "agate mcp run: %v\n", err)
-	}
-	if code != 0 {
-		return &exitError{code: code, err: errSilent}
-	}
-	return nil
+	return proxyEnded(e, code, err)
 }
 
 // proxyPlace is where a proxy runs: agate's paths and the working
@@ -168,6 +162,18 @@ func keepPipe() func() {
 	pipe := make(chan os.Signal, 1)
 	signal.Notify(pipe, syscall.SIGPIPE)
 	return func() { signal.Stop(pipe) }
+}
+
+// proxyEnded reports how a proxy ended: its error on stderr (a
+// cancellation is no error), its status as the command's.
+func proxyEnded(e *Env, code int, err error) error {
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(e.Stderr, "agate mcp run: %v\n", err)
+	}
+	if code != 0 {
+		return &exitError{code: code, err: errSilent}
+	}
+	return nil
 }
 
 // mcpRunRemote is `agate mcp run --url URL`: the proxy in front of a
@@ -216,13 +222,7 @@ func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL str
 		Secrets: server.secrets,
 		PII:     server.pii,
 	}, mcp.Remote{URL: u, Header: h})
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(e.Stderr, "agate mcp run: %v\n", err)
-	}
-	if code != 0 {
-		return &exitError{code: code, err: errSilent}
-	}
-	return nil
+	return proxyEnded(e, code, err)
 }
 
 // serverEnv is the proxy's environment without agate's own variables
