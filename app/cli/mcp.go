@@ -98,7 +98,7 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 		if len(command) > 0 {
 			return usagef("run: --url or a command, not both")
 		}
-		return mcpRunRemote(ctx, e, &cf, *name, *remote, headers)
+		return mcpRunRemote(ctx, e, &cf, *name, *remote, headers, passEnv)
 	}
 	if len(command) == 0 {
 		return usagef("run: no server command (agate mcp run [--name NAME] -- COMMAND [ARGS...])")
@@ -178,13 +178,14 @@ func proxyEnded(e *Env, code int, err error) error {
 
 // mcpRunRemote is `agate mcp run --url URL`: the proxy in front of a
 // remote server, gated as a stdio one is.
-func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL string, headers []string) error {
+func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL string, headers, passEnv []string) error {
 	if rawURL == "" {
 		return usagef("run: --header without --url")
 	}
+	// (Neither the URL nor a header is echoed: either may hold a key.)
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return usagef("run: --url %q: want an http:// or https:// URL", rawURL)
+		return usagef("run: --url: want an http:// or https:// URL")
 	}
 	if name == "" {
 		return usagef("run: a remote server needs --name NAME (its tools are mcp__NAME__TOOL)")
@@ -192,24 +193,25 @@ func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL str
 	if err := mcp.ValidName(name); err != nil {
 		return usageErr(err)
 	}
-	h := http.Header{}
-	for _, kv := range headers {
-		k, v, ok := strings.Cut(kv, ":")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
-			return usagef("run: --header %q: want \"Name: value\"", k)
-		}
-		val, err := mcp.ExpandHeader(strings.TrimSpace(v), os.LookupEnv)
-		if err != nil {
-			return usagef("run: --header %s: %v", k, err)
-		}
-		h.Add(k, val)
-	}
 	paths, cwd, err := proxyPlace(cf)
 	if err != nil {
 		return err
 	}
 	server := mcpServerConfig(paths, name, e.Stderr)
+	lookup := headerLookup(server.scrub, passEnv, os.LookupEnv)
+	h := http.Header{}
+	for i, kv := range headers {
+		k, v, ok := strings.Cut(kv, ":")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
+			return usagef("run: --header number %d: want \"Name: value\"", i+1)
+		}
+		val, err := mcp.ExpandHeader(strings.TrimSpace(v), lookup)
+		if err != nil {
+			return usagef("run: --header %s: %v", k, err)
+		}
+		h.Add(k, val)
+	}
 	gate := newDaemonGate(&api.Client{Socket: paths.Socket}, cwd, e.Stderr)
 	server.secrets = &resultSecrets{g: gate}
 	defer keepPipe()()
@@ -223,6 +225,34 @@ func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL str
 		PII:     server.pii,
 	}, mcp.Remote{URL: u, Header: h})
 	return proxyEnded(e, code, err)
+}
+
+// headerLookup is the variables a remote server's --header may name: any
+// the client set, but agate's own (AGATE_*: the key store's passphrase,
+// the socket) never, and the config's secrets (scrub) only when passEnv
+// names them, as for a confined server's environment.
+func headerLookup(scrub, passEnv []string, getenv func(string) (string, bool)) func(string) (string, error) {
+	pass := make(map[string]bool, len(passEnv))
+	for _, p := range passEnv {
+		pass[p] = true
+	}
+	secret := make(map[string]bool, len(scrub))
+	for _, s := range scrub {
+		secret[s] = true
+	}
+	return func(name string) (string, error) {
+		switch {
+		case strings.HasPrefix(name, "AGATE_"):
+			return "", fmt.Errorf("${%s} is agate's own, never sent to a server", name)
+		case secret[name] && !pass[name]:
+			return "", fmt.Errorf("${%s} is a secret of agate's config; name it with --pass-env %s if this server is to have it", name, name)
+		}
+		v, ok := getenv(name)
+		if !ok {
+			return "", fmt.Errorf("the header names ${%s}, which is not set", name)
+		}
+		return v, nil
+	}
 }
 
 // serverEnv is the proxy's environment without agate's own variables

@@ -293,9 +293,14 @@ func (p *proxy) decide(ctx context.Context, key string, r *request, c Call, msg 
 	// encoded first, so nothing the gate does to it changes what goes.
 	fwd, err := marshal(msg)
 	var v Verdict
-	if err != nil {
+	switch {
+	case err != nil:
 		err = fmt.Errorf("the call could not be encoded again: %w", err)
-	} else {
+	case len(fwd) > p.opts.MaxLine:
+		// Encoded again it grew past what the server's side takes: it
+		// would be dropped there, and the client left waiting.
+		err = fmt.Errorf("the call encoded again is %d bytes, more than the %d a message may have", len(fwd), p.opts.MaxLine)
+	default:
 		v, err = p.judge(ctx, &c)
 	}
 	r.mu.Lock()

@@ -9,12 +9,15 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
-	"os"
+	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agatehq/agate/policy"
 )
 
 // Remote is a server reached over MCP's Streamable HTTP transport, which
@@ -31,8 +34,10 @@ type Remote struct {
 	// is never logged, and never sent anywhere but URL's origin: a
 	// redirect is not followed.
 	Header http.Header
-	// HTTP is the client requests go through; nil is one that follows no
-	// redirect, with no overall timeout (a call's answer may stream).
+	// HTTP is the client requests go through; nil is net/http's default
+	// (with no overall timeout: a call's answer may stream, and the
+	// HTTPS_PROXY of the environment, through which TLS still runs end
+	// to end). Whoever made it, its redirects are not followed.
 	HTTP *http.Client
 }
 
@@ -57,18 +62,36 @@ func RunRemote(ctx context.Context, opts Options, r Remote) (int, error) {
 	if r.URL.User != nil {
 		return 2, errors.New("mcp: the remote server's URL must not hold a user or password (send them as a header)")
 	}
+	if r.URL.Scheme == "http" && !loopback(r.URL.Hostname()) {
+		return 2, fmt.Errorf("mcp: %s: plain http:// only to this machine (localhost, 127.0.0.1, ::1): every call, and the headers sent with it, would cross the network in the clear", displayURL(r.URL))
+	}
 	if len(opts.Command) == 0 {
-		opts.Command = []string{r.URL.String()}
+		opts.Command = []string{displayURL(r.URL)}
 	}
 	if err := opts.setDefaults(); err != nil {
 		return 2, err
 	}
-	if r.HTTP == nil {
-		r.HTTP = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// A redirect is never followed, whoever made the client.
+	c := http.Client{}
+	if r.HTTP != nil {
+		c = *r.HTTP
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	r.HTTP = &c
+	hs := newHeaderSecrets(r.Header, opts.Secrets)
+	opts.Secrets = hs
+	hide := func(s string) string {
+		if h, ok := hs.(headerSecrets); ok {
+			s = h.cut(s)
+		}
+		if r.URL.RawQuery != "" {
+			s = strings.ReplaceAll(s, r.URL.RawQuery, "…")
+		}
+		return s
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	b := &bridge{r: r, opts: &opts, out: outW, done: make(chan struct{})}
+	b := &bridge{r: r, opts: &opts, out: outW, done: make(chan struct{}), hide: hide}
 	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	go b.run(bctx, inR)
@@ -108,46 +131,86 @@ type bridge struct {
 	opts *Options
 	out  *io.PipeWriter
 	done chan struct{}
+	// hide cuts the person's header values (and the URL's query) out of
+	// what the bridge writes on stderr or tells the client.
+	hide func(string) string
 
 	mu       sync.Mutex // guards what follows
 	session  string     // Mcp-Session-Id, once the server gave one
 	protocol string     // the protocol version initialize agreed
 	listen   bool       // the GET stream was started
 
+	listenCtx context.Context // ends the GET stream once the posts are over
+	listenWG  sync.WaitGroup  // the GET stream's reader
+
 	outMu  sync.Mutex // guards writes to out, apart from mu: a write may block
 	closed bool       // out is closed: what comes later is dropped
 }
+
+// maxInFlight bounds the requests the bridge has open at once; the next
+// line waits for one to end (as a stdio server's full pipe would).
+const maxInFlight = 64
+
+// head is what the bridge reads of a message: its id and method.
+type head struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// request reports whether the message awaits an answer.
+func (h head) request() bool { return len(h.ID) > 0 && string(h.ID) != "null" && h.Method != "" }
 
 // run reads the proxy's lines until it closes its side, then ends the
 // session (DELETE) and closes the proxy's input.
 func (b *bridge) run(ctx context.Context, in io.Reader) {
 	defer close(b.done)
+	lctx, stopListening := context.WithCancel(ctx)
+	defer stopListening()
+	b.listenCtx = lctx
 	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxInFlight)
 	lr := newLineReader(in, b.opts.MaxLine)
 	for {
 		line, err := lr.next()
 		if err != nil {
 			var tl *TooLongError
 			if errors.As(err, &tl) {
-				continue // (the proxy never forwards one)
+				// (The proxy never forwards one: see proxy.decide.)
+				b.logf("a message of more than %d bytes was not sent", b.opts.MaxLine)
+				continue
 			}
 			break
 		}
-		// The messages reach the server in the order the proxy sent them
-		// (initialize first, whose answer names the session): the next
-		// is sent once the server has answered this one's headers, and
-		// the answers are read side by side, a long call's stream
-		// holding up no other.
 		msg := bytes.Clone(line)
-		sent := make(chan struct{})
+		var h head
+		json.Unmarshal(msg, &h)
+		h.ID = compactID(h.ID)
+		sem <- struct{}{}
+		ready, finished := make(chan struct{}), make(chan struct{})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b.post(ctx, msg, sync.OnceFunc(func() { close(sent) }))
+			defer func() { <-sem }()
+			defer close(finished)
+			b.post(ctx, msg, h, sync.OnceFunc(func() { close(ready) }))
 		}()
-		<-sent
+		// The answers are read side by side, a long call's stream
+		// holding up no other, and a cancellation goes while the call it
+		// cancels is still open. What must keep its order waits:
+		// initialize until its answer is passed on (it names the session
+		// and the protocol every later request carries), a notification
+		// until the server took it (notifications/initialized before the
+		// requests that follow it).
+		switch {
+		case h.Method == "initialize":
+			<-finished
+		case !h.request():
+			<-ready
+		}
 	}
 	wg.Wait()
+	stopListening()
+	b.listenWG.Wait()
 	b.endSession()
 	b.outMu.Lock()
 	b.closed = true
@@ -155,84 +218,149 @@ func (b *bridge) run(ctx context.Context, in io.Reader) {
 	b.outMu.Unlock()
 }
 
+// compactID is id without spaces, as the server's answer will spell it.
+func compactID(id json.RawMessage) json.RawMessage {
+	var buf bytes.Buffer
+	if len(id) == 0 || json.Compact(&buf, id) != nil {
+		return id
+	}
+	return buf.Bytes()
+}
+
 // post sends one message and passes on what the server answers. A
 // request the server does not answer (an HTTP error, a redirect, a
-// network failure) is answered with a JSON-RPC error, so the client is
-// never left waiting.
-func (b *bridge) post(ctx context.Context, msg []byte, sent func()) {
-	defer sent()
-	var head struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	json.Unmarshal(msg, &head)
-	fail := func(err error) {
-		fmt.Fprintf(b.opts.Stderr, "agate mcp: %s: %v\n", b.opts.Name, err)
-		if len(head.ID) > 0 && head.Method != "" {
-			b.emit(errorResponse(head.ID, -32603, "agate could not reach the remote MCP server: "+err.Error()))
+// network failure, a stream that ends first) is answered with a JSON-RPC
+// error, so the client is never left waiting. ready is called once the
+// server has answered the POST's headers, or the POST has failed.
+func (b *bridge) post(ctx context.Context, msg []byte, h head, ready func()) {
+	defer ready()
+	answered := false
+	// fail logs why the POST failed and, for a request not yet
+	// answered, answers it with told (which names no header value).
+	fail := func(told string, err error) {
+		if ctx.Err() == nil && !errors.Is(err, io.ErrClosedPipe) {
+			b.logf("%s: %v", orMessage(h.Method), err)
+		}
+		if h.request() && !answered {
+			answered = true
+			b.emit(errorResponse(h.ID, -32603, "agate could not get an answer from the remote MCP server: "+b.hide(told)))
 		}
 	}
+	initialize := h.Method == "initialize"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.r.URL.String(), bytes.NewReader(msg))
 	if err != nil {
-		fail(err)
+		fail("the request could not be made", err)
 		return
 	}
-	b.headers(req)
+	sentSession := b.headers(req, initialize)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := b.r.HTTP.Do(req)
 	if err != nil {
-		fail(err)
+		reason := b.hide(bareError(err).Error())
+		fail(reason, errors.New(reason))
 		return
 	}
 	defer resp.Body.Close()
-	if head.Method == "initialize" {
+	if initialize && resp.StatusCode/100 == 2 {
+		// A new session replaces whatever the last initialize gave.
 		b.mu.Lock()
-		if s := resp.Header.Get(headerSession); s != "" && b.session == "" {
-			b.session = s
-		}
+		b.session, b.protocol = resp.Header.Get(headerSession), ""
 		b.mu.Unlock()
 	}
-	sent()
+	ready()
+	// deliver passes a message on, noting whether it answers h.
+	deliver := func(data []byte) {
+		if b.deliver(data, initialize, h.ID) && h.request() {
+			answered = true
+		}
+	}
 	switch {
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		fail(fmt.Errorf("%w (%s to %q)", ErrRedirect, resp.Status, resp.Header.Get("Location")))
+		fail(fmt.Sprintf("%v (%s)", ErrRedirect, resp.Status), fmt.Errorf("%w (%s to %q)", ErrRedirect, resp.Status, b.hide(resp.Header.Get("Location"))))
+		return
+	case resp.StatusCode == http.StatusNotFound && sentSession != "":
+		// The server no longer knows the session: it is over, and the
+		// client must initialize again (which carries none).
+		b.mu.Lock()
+		if b.session == sentSession {
+			b.session, b.protocol = "", ""
+		}
+		b.mu.Unlock()
+		fail("the server ended the session (404 Not Found): connect again", errors.New("the server ended the session (404)"))
+		return
+	case resp.StatusCode/100 != 2:
+		// The body is the server's and may say anything (echo a
+		// header): it goes on stderr, cut, and not to the client.
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		fail("the server answered "+resp.Status, fmt.Errorf("the server answered %s: %s", resp.Status, b.hide(strings.TrimSpace(string(body)))))
 		return
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
-		return // a notification or a response, taken
-	case resp.StatusCode/100 != 2:
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		fail(fmt.Errorf("the server answered %s: %s", resp.Status, strings.TrimSpace(string(body))))
-		return
-	}
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch ct {
-	case "application/json":
-		data, err := io.ReadAll(io.LimitReader(resp.Body, int64(b.opts.MaxLine)+1))
-		if err != nil || len(data) > b.opts.MaxLine {
-			fail(fmt.Errorf("read the answer: %v (at most %d bytes)", err, b.opts.MaxLine))
+		// A notification or a response, taken.
+	default:
+		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		switch ct {
+		case "application/json":
+			data, err := io.ReadAll(io.LimitReader(resp.Body, int64(b.opts.MaxLine)+1))
+			if err != nil || len(data) > b.opts.MaxLine {
+				fail("its answer could not be read", fmt.Errorf("read the answer: %v (at most %d bytes)", err, b.opts.MaxLine))
+				return
+			}
+			if len(bytes.TrimSpace(data)) > 0 {
+				deliver(data)
+			}
+		case "text/event-stream":
+			err := b.events(resp.Body, func(data []byte) bool {
+				deliver(data)
+				return answered // the stream is over for this request
+			})
+			if err != nil {
+				fail("its event stream broke off", err)
+				return
+			}
+		default:
+			fail("it answered with neither JSON nor an event stream", fmt.Errorf("the server answered with %q, neither JSON nor an event stream", ct))
 			return
 		}
-		b.deliver(data, head.Method == "initialize")
-	case "text/event-stream":
-		if err := b.events(resp.Body, head.Method == "initialize"); err != nil && ctx.Err() == nil {
-			fail(err)
-		}
-	default:
-		fail(fmt.Errorf("the server answered with %q, neither JSON nor an event stream", ct))
 	}
-	if head.Method == "notifications/initialized" {
-		b.startListening(ctx)
+	if h.request() && !answered {
+		fail("it ended the request without answering it", fmt.Errorf("the server ended the POST (%s) without answering it", resp.Status))
+		return
+	}
+	if h.Method == "notifications/initialized" {
+		b.startListening()
 	}
 }
 
-// headers sets what every request carries: the person's headers, the
-// session and the protocol version.
-func (b *bridge) headers(req *http.Request) {
+// orMessage names a message in a log line.
+func orMessage(method string) string {
+	if method == "" {
+		return "a response"
+	}
+	return method
+}
+
+// bareError is err without the URL net/http wraps around it (which may
+// carry a token in its query).
+func bareError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// headers sets what every request carries: the person's headers, and
+// (but on initialize, which begins a session) the session and the
+// protocol version. It returns the session it set.
+func (b *bridge) headers(req *http.Request, initialize bool) string {
 	for k, vs := range b.r.Header {
 		for _, v := range vs {
 			req.Header.Add(k, v)
 		}
+	}
+	if initialize {
+		return ""
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -242,23 +370,32 @@ func (b *bridge) headers(req *http.Request) {
 	if b.protocol != "" {
 		req.Header.Set(headerProtocol, b.protocol)
 	}
+	return b.session
 }
 
-// events passes on each message of an event stream.
-func (b *bridge) events(body io.Reader, initialize bool) error {
+// events passes on each message of an event stream, until the stream
+// ends or message (nil: none) says the rest is not wanted.
+func (b *bridge) events(body io.Reader, message func([]byte) bool) error {
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 64<<10), b.opts.MaxLine+16)
 	var data bytes.Buffer
 	event := ""
+	dispatch := func() bool {
+		done := false
+		if data.Len() > 0 && (event == "" || event == "message") {
+			done = message(bytes.Clone(data.Bytes()))
+		}
+		data.Reset()
+		event = ""
+		return done
+	}
 	for sc.Scan() {
 		line := sc.Bytes()
 		switch {
 		case len(line) == 0:
-			if data.Len() > 0 && (event == "" || event == "message") {
-				b.deliver(bytes.Clone(data.Bytes()), initialize)
+			if dispatch() {
+				return nil
 			}
-			data.Reset()
-			event = ""
 		case bytes.HasPrefix(line, []byte("data:")):
 			if data.Len() > 0 {
 				data.WriteByte('\n')
@@ -271,32 +408,47 @@ func (b *bridge) events(body io.Reader, initialize bool) error {
 			event = strings.TrimSpace(string(line[len("event:"):]))
 		}
 	}
-	if data.Len() > 0 && (event == "" || event == "message") {
-		b.deliver(bytes.Clone(data.Bytes()), initialize)
+	if err := sc.Err(); err != nil {
+		return err
 	}
-	return sc.Err()
+	dispatch()
+	return nil
 }
 
-// deliver writes one message (or batch) to the proxy as one line.
-func (b *bridge) deliver(data []byte, initialize bool) {
+// deliver writes one message (or batch) to the proxy as one line, and
+// reports whether it answers the request id.
+func (b *bridge) deliver(data []byte, initialize bool, id json.RawMessage) bool {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, data); err != nil {
-		fmt.Fprintf(b.opts.Stderr, "agate mcp: %s: the server sent what is not JSON; dropped\n", b.opts.Name)
-		return
+		b.logf("the server sent what is not JSON; dropped")
+		return false
 	}
-	if initialize {
-		var res struct {
-			Result struct {
+	msgs := []json.RawMessage{buf.Bytes()}
+	if buf.Len() > 0 && buf.Bytes()[0] == '[' {
+		msgs = nil
+		json.Unmarshal(buf.Bytes(), &msgs)
+	}
+	answers := false
+	for _, m := range msgs {
+		var r struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result *struct {
 				ProtocolVersion string `json:"protocolVersion"`
 			} `json:"result"`
 		}
-		if json.Unmarshal(buf.Bytes(), &res) == nil && res.Result.ProtocolVersion != "" {
+		if json.Unmarshal(m, &r) != nil || r.Method != "" || len(id) == 0 || !bytes.Equal(r.ID, id) {
+			continue
+		}
+		answers = true
+		if initialize && r.Result != nil && r.Result.ProtocolVersion != "" {
 			b.mu.Lock()
-			b.protocol = res.Result.ProtocolVersion
+			b.protocol = r.Result.ProtocolVersion
 			b.mu.Unlock()
 		}
 	}
 	b.emit(buf.Bytes())
+	return answers
 }
 
 // emit writes one line to the proxy.
@@ -308,10 +460,16 @@ func (b *bridge) emit(line []byte) {
 	}
 }
 
+// logf writes one line on stderr, the person's header values cut out.
+func (b *bridge) logf(format string, args ...any) {
+	fmt.Fprintf(b.opts.Stderr, "agate mcp: %s: %s\n", b.opts.Name, b.hide(fmt.Sprintf(format, args...)))
+}
+
 // startListening opens the stream on which the server sends what is not
 // an answer to a request (notifications, its own requests), once: a
-// server that offers none (405) has none to send.
-func (b *bridge) startListening(ctx context.Context) {
+// server that offers none (405) has none to send. It ends with the
+// bridge's posts.
+func (b *bridge) startListening() {
 	b.mu.Lock()
 	if b.listen {
 		b.mu.Unlock()
@@ -319,12 +477,14 @@ func (b *bridge) startListening(ctx context.Context) {
 	}
 	b.listen = true
 	b.mu.Unlock()
+	b.listenWG.Add(1)
 	go func() {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.r.URL.String(), nil)
+		defer b.listenWG.Done()
+		req, err := http.NewRequestWithContext(b.listenCtx, http.MethodGet, b.r.URL.String(), nil)
 		if err != nil {
 			return
 		}
-		b.headers(req)
+		b.headers(req, false)
 		req.Header.Set("Accept", "text/event-stream")
 		resp, err := b.r.HTTP.Do(req)
 		if err != nil {
@@ -335,7 +495,10 @@ func (b *bridge) startListening(ctx context.Context) {
 			return
 		}
 		if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct == "text/event-stream" {
-			b.events(resp.Body, false)
+			b.events(resp.Body, func(data []byte) bool {
+				b.deliver(data, false, nil)
+				return false
+			})
 		}
 	}()
 }
@@ -354,31 +517,145 @@ func (b *bridge) endSession() {
 	if err != nil {
 		return
 	}
-	b.headers(req)
+	b.headers(req, false)
 	if resp, err := b.r.HTTP.Do(req); err == nil {
 		resp.Body.Close()
 	}
 }
 
-// ExpandHeader is a header value with ${NAME} replaced by the variable
-// NAME of env (getenv): a client's config holds `--header
+// ExpandHeader is a header value with each ${NAME} replaced by what
+// lookup gives for NAME: a client's config holds `--header
 // "Authorization: Bearer ${TOKEN}"`, and the token stays in the server's
 // environment, out of the proxy's command line, which any process of the
-// machine can read. A variable that is not set is an error.
-func ExpandHeader(v string, getenv func(string) (string, bool)) (string, error) {
-	var missing string
-	out := os.Expand(v, func(name string) string {
-		val, ok := getenv(name)
-		if !ok && missing == "" {
-			missing = name
+// machine can read. Only ${NAME} is expanded ($NAME and a lone $ stay as
+// they are); an error from lookup, a ${ that is not a NAME, or a line
+// break in the result is an error.
+func ExpandHeader(v string, lookup func(name string) (string, error)) (string, error) {
+	var out strings.Builder
+	for {
+		i := strings.Index(v, "${")
+		if i < 0 {
+			out.WriteString(v)
+			break
 		}
-		return val
-	})
-	if missing != "" {
-		return "", fmt.Errorf("the header names ${%s}, which is not set", missing)
+		out.WriteString(v[:i])
+		end := strings.IndexByte(v[i:], '}')
+		if end < 0 {
+			return "", errors.New("a ${ without its }")
+		}
+		name := v[i+2 : i+end]
+		if !envName(name) {
+			return "", fmt.Errorf("${%s} is not a variable's name", name)
+		}
+		val, err := lookup(name)
+		if err != nil {
+			return "", err
+		}
+		out.WriteString(val)
+		v = v[i+end+1:]
 	}
-	if strings.ContainsAny(out, "\r\n") {
+	if strings.ContainsAny(out.String(), "\r\n\x00") {
 		return "", errors.New("a header value holds a line break")
 	}
-	return out, nil
+	return out.String(), nil
+}
+
+// envName reports whether s is a variable's name: a letter or _, then
+// letters, digits and _.
+func envName(s string) bool {
+	if s == "" || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// headerSecrets is Options.Secrets with the person's header values added:
+// a server that echoes its Authorization back into a result has it cut
+// out before the client, and the model, see it.
+type headerSecrets struct {
+	values []string // longest first
+	next   policy.KnownSecrets
+}
+
+// newHeaderSecrets is next with the values of h (whole, and each word of
+// eight bytes or more) added; next itself when h has none.
+func newHeaderSecrets(h http.Header, next policy.KnownSecrets) policy.KnownSecrets {
+	seen := map[string]bool{}
+	for _, vs := range h {
+		for _, v := range vs {
+			for _, s := range append(strings.Fields(v), v) {
+				if len(s) >= 8 {
+					seen[s] = true
+				}
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return next
+	}
+	values := make([]string, 0, len(seen))
+	for s := range seen {
+		values = append(values, s)
+	}
+	sort.Slice(values, func(i, j int) bool { return len(values[i]) > len(values[j]) })
+	return headerSecrets{values: values, next: next}
+}
+
+// Contains reports whether s holds a header value or next's secret.
+func (hs headerSecrets) Contains(s string) bool {
+	for _, v := range hs.values {
+		if strings.Contains(s, v) {
+			return true
+		}
+	}
+	return hs.next != nil && hs.next.Contains(s)
+}
+
+// Redact is s with the header values and next's secrets cut out.
+func (hs headerSecrets) Redact(s string) string {
+	c := hs.cut(s)
+	if c == s && hs.next != nil {
+		// Contains found it in next, which Redact follows.
+		if r, ok := hs.next.(interface{ Redact(string) string }); ok {
+			return r.Redact(s)
+		}
+		return "[REDACTED]"
+	}
+	return redactSecrets(c, hs.next)
+}
+
+// cut replaces each header value in s.
+func (hs headerSecrets) cut(s string) string {
+	for _, v := range hs.values {
+		s = strings.ReplaceAll(s, v, "[REDACTED header value]")
+	}
+	return s
+}
+
+// displayURL is u as agate shows it: without its query and fragment,
+// which may carry a key.
+func displayURL(u *url.URL) string {
+	c := *u
+	c.User = nil
+	c.Fragment, c.RawFragment = "", ""
+	q := c.RawQuery != "" || c.ForceQuery
+	c.RawQuery, c.ForceQuery = "", false
+	if q {
+		return c.String() + "?…"
+	}
+	return c.String()
+}
+
+// loopback reports whether host names this machine.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -25,7 +25,7 @@ func FuzzRemoteEvents(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		pr, pw := io.Pipe()
-		b := &bridge{opts: &Options{Name: "f", MaxLine: 4096, Stderr: io.Discard}, out: pw}
+		b := &bridge{opts: &Options{Name: "f", MaxLine: 4096, Stderr: io.Discard}, out: pw, hide: func(s string) string { return s }}
 		got := make(chan [][]byte, 1)
 		go func() {
 			var lines [][]byte
@@ -41,7 +41,10 @@ func FuzzRemoteEvents(f *testing.F) {
 			}
 			got <- lines
 		}()
-		b.events(bytes.NewReader(body), false)
+		b.events(bytes.NewReader(body), func(data []byte) bool {
+			b.deliver(data, false, nil)
+			return false
+		})
 		pw.Close()
 		for _, line := range <-got {
 			if !bytes.HasSuffix(line, []byte("\n")) {

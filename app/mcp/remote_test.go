@@ -205,19 +205,30 @@ func TestRemoteURLRefused(t *testing.T) {
 	}
 }
 
-// TestExpandHeader: ${VAR} from the environment; an unset one, or a line
-// break, is an error.
+// TestExpandHeader: ${VAR} from lookup, and nothing else expanded; a
+// lookup's error, a ${ that is not a name, or a line break is an error.
 func TestExpandHeader(t *testing.T) {
-	env := func(k string) (string, bool) {
+	env := func(k string) (string, error) {
 		v, ok := map[string]string{"TOKEN": "t0k", "BAD": "a\r\nX-Evil: 1"}[k]
-		return v, ok
+		if !ok {
+			return "", fmt.Errorf("%s is not set", k)
+		}
+		return v, nil
 	}
-	if v, err := mcp.ExpandHeader("Bearer ${TOKEN}", env); err != nil || v != "Bearer t0k" {
-		t.Errorf("%q %v", v, err)
+	for in, want := range map[string]string{
+		"Bearer ${TOKEN}":      "Bearer t0k",
+		"${TOKEN}${TOKEN}":     "t0kt0k",
+		"cost $TOKEN and $5 $": "cost $TOKEN and $5 $",
+		"no variables at all":  "no variables at all",
+		"a{${TOKEN}}b":         "a{t0k}b",
+	} {
+		if v, err := mcp.ExpandHeader(in, env); err != nil || v != want {
+			t.Errorf("%q: %q %v, want %q", in, v, err, want)
+		}
 	}
-	for _, in := range []string{"Bearer ${NOPE}", "${BAD}"} {
-		if _, err := mcp.ExpandHeader(in, env); err == nil {
-			t.Errorf("%q: no error", in)
+	for _, in := range []string{"Bearer ${NOPE}", "${BAD}", "${TOKEN", "${1X}", "${}", "${A-B}"} {
+		if v, err := mcp.ExpandHeader(in, env); err == nil {
+			t.Errorf("%q: %q, no error", in, v)
 		}
 	}
 }
