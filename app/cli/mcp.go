@@ -232,19 +232,22 @@ func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL str
 // the socket) never, and the config's secrets (scrub) only when passEnv
 // names them, as for a confined server's environment.
 func headerLookup(scrub, passEnv []string, getenv func(string) (string, bool)) func(string) (string, error) {
+	// Names are compared in upper case: Windows reads ${agate_x} as
+	// AGATE_X.
 	pass := make(map[string]bool, len(passEnv))
 	for _, p := range passEnv {
-		pass[p] = true
+		pass[strings.ToUpper(p)] = true
 	}
 	secret := make(map[string]bool, len(scrub))
 	for _, s := range scrub {
-		secret[s] = true
+		secret[strings.ToUpper(s)] = true
 	}
 	return func(name string) (string, error) {
+		up := strings.ToUpper(name)
 		switch {
-		case strings.HasPrefix(name, "AGATE_"):
+		case strings.HasPrefix(up, "AGATE_"):
 			return "", fmt.Errorf("${%s} is agate's own, never sent to a server", name)
-		case secret[name] && !pass[name]:
+		case secret[up] && !pass[up]:
 			return "", fmt.Errorf("${%s} is a secret of agate's config; name it with --pass-env %s if this server is to have it", name, name)
 		}
 		v, ok := getenv(name)

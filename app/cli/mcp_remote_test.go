@@ -25,6 +25,7 @@ func TestMCPRunRemoteHeaders(t *testing.T) {
 	}{
 		{"no colon", []string{"--header", "Bearer raw-token-value"}, "--header number 1", "raw-token-value", true},
 		{"agate's own", []string{"--header", "X-Key: ${AGATE_TEST_PASS}"}, "agate's own", "agate-own-value", true},
+		{"agate's own, lower case", []string{"--header", "X-Key: ${agate_test_pass}"}, "agate's own", "agate-own-value", true},
 		{"config secret", []string{"--header", "X-Key: ${VENDOR_KEY}"}, "--pass-env VENDOR_KEY", "vendor-secret-value", true},
 		{"unset", []string{"--header", "X-Key: ${AGATE_TEST_NOT_SET_ANYWHERE_}"}, "agate's own", "", true},
 		{"not set", []string{"--header", "X-Key: ${NOT_SET_ANYWHERE_42}"}, "not set", "", true},

@@ -32,6 +32,33 @@ func TestMethodVariantsRefused(t *testing.T) {
 	}
 }
 
+// TestMemberVariantsRefused: a member spelled as JSON-RPC's but for its
+// case ("Method", "ID", "paramſ") is refused, never forwarded: a message
+// with "Method":"tools/call" and an "error" reads to the proxy as a
+// response, and to a server that matches members loosely as a call.
+func TestMemberVariantsRefused(t *testing.T) {
+	h := start(t, nil, nil)
+	h.initialize()
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":2,"Method":"tools/call","params":{"name":"write","arguments":{}},"error":{"code":0,"message":"x"}}`,
+		`{"jsonrpc":"2.0","id":3,"METHOD":"tools/call","params":{"name":"write","arguments":{}},"result":null}`,
+		`{"jsonrpc":"2.0","ID":4,"method":"tools/call","params":{"name":"write","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","paramſ":{"name":"write","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":6,"result":{},"params":{"name":"write"}}`,
+		`{"jsonrpc":"2.0","id":7,"Method":"tools/call","Params":{"name":"write","arguments":{}},"error":{"code":0,"message":"x"}}`,
+		`{"jsonrpc":"2.0","id":8,"methodK":"x","Method":"tools/call","pArams":{"name":"write","arguments":{}},"result":{}}`,
+	} {
+		h.send(line)
+		m := h.recv()
+		if m["error"] == nil {
+			t.Errorf("%s: got %s", line, mustJSON(m))
+		}
+	}
+	if calls, _ := h.seen(); calls != "seen" {
+		t.Errorf("the server got %q", calls)
+	}
+}
+
 // TestHugeIDs: two integer ids a server that reads numbers as doubles
 // cannot tell apart are one id: the second is refused while the first
 // is in flight, and an answer written back as the double still reaches

@@ -50,7 +50,7 @@ func (p *proxy) fromClient(line []byte) {
 		p.clientCancel(m, line)
 	case m.method != "":
 		p.forward(line)
-	case m.has("id") && m.has("result") != m.has("error"):
+	case m.has("id") && m.has("result") != m.has("error") && !m.has("params"):
 		p.noteRoots(m)
 		p.forward(line) // an answer to a request of the server's
 	default:

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // JSON-RPC error codes the proxy answers with.
@@ -59,6 +61,11 @@ func parseMessage(raw []byte) (*message, error) {
 	if err := json.Unmarshal(raw, &m.members); err != nil {
 		return nil, err
 	}
+	for k := range m.members {
+		if err := spelledRight(k); err != nil {
+			return nil, err
+		}
+	}
 	if r, ok := m.members["method"]; ok {
 		if err := json.Unmarshal(r, &m.method); err != nil || m.method == "" {
 			return nil, errors.New("a method is a non-empty string")
@@ -66,6 +73,23 @@ func parseMessage(raw []byte) (*message, error) {
 	}
 	m.id = m.members["id"]
 	return m, nil
+}
+
+// rpcMembers are the members JSON-RPC gives a message.
+var rpcMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// spelledRight refuses a member spelled as one of JSON-RPC's but for its
+// case ("Method", "ID", "paramſ"): the proxy reads members by their exact
+// name, and a peer that decodes them case-insensitively (encoding/json
+// does) would read a message the proxy took for a response as a
+// tools/call it never decided.
+func spelledRight(k string) error {
+	for _, r := range rpcMembers {
+		if k != r && strings.EqualFold(k, r) {
+			return fmt.Errorf("a member %q, which is not how JSON-RPC spells %q", k, r)
+		}
+	}
+	return nil
 }
 
 func (m *message) has(k string) bool { _, ok := m.members[k]; return ok }

@@ -166,7 +166,11 @@ func (p *proxy) endClient() { p.clientOnce.Do(func() { close(p.clientDone) }) }
 func (p *proxy) logf(format string, args ...any) {
 	p.logMu.Lock()
 	defer p.logMu.Unlock()
-	fmt.Fprintf(p.opts.Stderr, "agate mcp %s: %s\n", p.opts.Name, fmt.Sprintf(format, args...))
+	line := fmt.Sprintf(format, args...)
+	if p.opts.hide != nil {
+		line = p.opts.hide(line)
+	}
+	fmt.Fprintf(p.opts.Stderr, "agate mcp %s: %s\n", p.opts.Name, line)
 }
 
 func (p *proxy) sessionNow() Session {

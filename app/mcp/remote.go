@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agatehq/agate/app/internal/strictjson"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -78,20 +79,14 @@ func RunRemote(ctx context.Context, opts Options, r Remote) (int, error) {
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	r.HTTP = &c
-	hs := newHeaderSecrets(r.Header, opts.Secrets)
-	opts.Secrets = hs
-	hide := func(s string) string {
-		if h, ok := hs.(headerSecrets); ok {
-			s = h.cut(s)
-		}
-		if r.URL.RawQuery != "" {
-			s = strings.ReplaceAll(s, r.URL.RawQuery, "…")
-		}
-		return s
+	values := secretValues(r.Header, r.URL)
+	if len(values) > 0 {
+		opts.Secrets = headerSecrets{values: values, next: opts.Secrets}
+		opts.hide = func(s string) string { return cutAll(s, values) }
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	b := &bridge{r: r, opts: &opts, out: outW, done: make(chan struct{}), hide: hide}
+	b := &bridge{r: r, opts: &opts, out: outW, done: make(chan struct{}), values: values}
 	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	go b.run(bctx, inR)
@@ -131,17 +126,20 @@ type bridge struct {
 	opts *Options
 	out  *io.PipeWriter
 	done chan struct{}
-	// hide cuts the person's header values (and the URL's query) out of
-	// what the bridge writes on stderr or tells the client.
-	hide func(string) string
+	// values are the person's secrets the server is sent (the headers',
+	// the URL's query and long path segments), longest first: cut out of
+	// everything the server sends back and of what agate writes.
+	values []string
 
 	mu       sync.Mutex // guards what follows
 	session  string     // Mcp-Session-Id, once the server gave one
 	protocol string     // the protocol version initialize agreed
-	listen   bool       // the GET stream was started
+	// listenStop ends the GET stream of the current session; nil when
+	// none was opened.
+	listenStop context.CancelFunc
 
-	listenCtx context.Context // ends the GET stream once the posts are over
-	listenWG  sync.WaitGroup  // the GET stream's reader
+	listenCtx context.Context // ends the GET streams once the posts are over
+	listenWG  sync.WaitGroup  // the GET streams' readers
 
 	outMu  sync.Mutex // guards writes to out, apart from mu: a write may block
 	closed bool       // out is closed: what comes later is dropped
@@ -150,6 +148,64 @@ type bridge struct {
 // maxInFlight bounds the requests the bridge has open at once; the next
 // line waits for one to end (as a stdio server's full pipe would).
 const maxInFlight = 64
+
+// notificationWait bounds how long the next message waits for the server
+// to take a notification.
+const notificationWait = 5 * time.Second
+
+// lineQueue holds the lines read and not yet sent, up to limit bytes
+// (and always one, however long).
+type lineQueue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	lines  [][]byte
+	bytes  int
+	limit  int
+	closed bool
+}
+
+func newLineQueue(limit int) *lineQueue {
+	q := &lineQueue{limit: limit}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// put adds a line, waiting while the queue is full.
+func (q *lineQueue) put(line []byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.lines) > 0 && q.bytes+len(line) > q.limit {
+		q.cond.Wait()
+	}
+	q.lines = append(q.lines, line)
+	q.bytes += len(line)
+	q.cond.Broadcast()
+}
+
+// take returns the next line, waiting for one; ok is false once the
+// queue is closed and empty.
+func (q *lineQueue) take() (line []byte, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.lines) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if len(q.lines) == 0 {
+		return nil, false
+	}
+	line, q.lines = q.lines[0], q.lines[1:]
+	q.bytes -= len(line)
+	q.cond.Broadcast()
+	return line, true
+}
+
+// close ends the queue: take returns what is left, then ok false.
+func (q *lineQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
 
 // head is what the bridge reads of a message: its id and method.
 type head struct {
@@ -169,19 +225,33 @@ func (b *bridge) run(ctx context.Context, in io.Reader) {
 	b.listenCtx = lctx
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, maxInFlight)
-	lr := newLineReader(in, b.opts.MaxLine)
-	for {
-		line, err := lr.next()
-		if err != nil {
-			var tl *TooLongError
-			if errors.As(err, &tl) {
-				// (The proxy never forwards one: see proxy.decide.)
-				b.logf("a message of more than %d bytes was not sent", b.opts.MaxLine)
-				continue
+	// The proxy's lines are read as they come, whatever the server is
+	// slow to take, so the proxy always sees its client's end; what is
+	// not sent yet waits in q, up to a bound.
+	q := newLineQueue(2 * b.opts.MaxLine)
+	go func() {
+		defer q.close()
+		lr := newLineReader(in, b.opts.MaxLine)
+		for {
+			line, err := lr.next()
+			if err != nil {
+				var tl *TooLongError
+				if errors.As(err, &tl) {
+					// (The proxy never forwards one: see proxy.decide.)
+					b.logf("a message of more than %d bytes was not sent", b.opts.MaxLine)
+					continue
+				}
+				return
 			}
+			q.put(bytes.Clone(line))
+		}
+	}()
+	for {
+		line, ok := q.take()
+		if !ok {
 			break
 		}
-		msg := bytes.Clone(line)
+		msg := line
 		var h head
 		json.Unmarshal(msg, &h)
 		h.ID = compactID(h.ID)
@@ -205,7 +275,12 @@ func (b *bridge) run(ctx context.Context, in io.Reader) {
 		case h.Method == "initialize":
 			<-finished
 		case !h.request():
-			<-ready
+			select {
+			case <-ready:
+			case <-time.After(notificationWait):
+				// A server that holds a notification holds up nothing
+				// more than this.
+			}
 		}
 	}
 	wg.Wait()
@@ -266,6 +341,7 @@ func (b *bridge) post(ctx context.Context, msg []byte, h head, ready func()) {
 		// A new session replaces whatever the last initialize gave.
 		b.mu.Lock()
 		b.session, b.protocol = resp.Header.Get(headerSession), ""
+		b.endStreamLocked()
 		b.mu.Unlock()
 	}
 	ready()
@@ -285,6 +361,7 @@ func (b *bridge) post(ctx context.Context, msg []byte, h head, ready func()) {
 		b.mu.Lock()
 		if b.session == sentSession {
 			b.session, b.protocol = "", ""
+			b.endStreamLocked()
 		}
 		b.mu.Unlock()
 		fail("the server ended the session (404 Not Found): connect again", errors.New("the server ended the session (404)"))
@@ -423,32 +500,97 @@ func (b *bridge) deliver(data []byte, initialize bool, id json.RawMessage) bool 
 		b.logf("the server sent what is not JSON; dropped")
 		return false
 	}
-	msgs := []json.RawMessage{buf.Bytes()}
-	if buf.Len() > 0 && buf.Bytes()[0] == '[' {
+	line := b.cutValues(buf.Bytes())
+	// What counts as the answer is what the proxy takes as one: well
+	// formed, its id the same id however spelled, one of result and
+	// error.
+	want, wantOK := idKey(id)
+	wellFormed := strictjson.Check(line) == nil
+	msgs := []json.RawMessage{line}
+	if line[0] == '[' {
 		msgs = nil
-		json.Unmarshal(buf.Bytes(), &msgs)
+		json.Unmarshal(line, &msgs)
 	}
 	answers := false
-	for _, m := range msgs {
-		var r struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Result *struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			} `json:"result"`
+	for _, raw := range msgs {
+		m, err := parseMessage(raw)
+		if err != nil || m.method != "" || m.has("result") == m.has("error") || !wellFormed || !wantOK {
+			continue
 		}
-		if json.Unmarshal(m, &r) != nil || r.Method != "" || len(id) == 0 || !bytes.Equal(r.ID, id) {
+		if got, ok := idKey(m.id); !ok || got != want {
 			continue
 		}
 		answers = true
-		if initialize && r.Result != nil && r.Result.ProtocolVersion != "" {
+		var res struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if initialize && json.Unmarshal(m.members["result"], &res) == nil && res.ProtocolVersion != "" {
 			b.mu.Lock()
-			b.protocol = r.Result.ProtocolVersion
+			b.protocol = res.ProtocolVersion
 			b.mu.Unlock()
 		}
 	}
-	b.emit(buf.Bytes())
+	b.emit(line)
 	return answers
+}
+
+// cutValues is the message line with the person's secret values (the
+// headers', the URL's) cut out of every string in it, keys and ids
+// included, however the server escaped them; line itself when none is
+// there. A line that is not strict JSON is left for the proxy to refuse.
+func (b *bridge) cutValues(line []byte) []byte {
+	if len(b.values) == 0 || strictjson.Check(line) != nil {
+		return line
+	}
+	v, err := decodeNumber(line)
+	if err != nil {
+		return line
+	}
+	changed := false
+	var walk func(any) any
+	walk = func(v any) any {
+		switch t := v.(type) {
+		case string:
+			if c := cutAll(t, b.values); c != t {
+				changed = true
+				return c
+			}
+		case []any:
+			for i := range t {
+				t[i] = walk(t[i])
+			}
+		case map[string]any:
+			for k, e := range t {
+				e = walk(e)
+				if c := cutAll(k, b.values); c != k {
+					changed = true
+					delete(t, k)
+					k = c
+				}
+				t[k] = e
+			}
+		}
+		return v
+	}
+	v = walk(v)
+	if !changed {
+		return line
+	}
+	out, err := marshal(v)
+	if err != nil {
+		return line
+	}
+	return out
+}
+
+// cutAll replaces each of values (longest first) in s.
+func cutAll(s string, values []string) string {
+	for _, v := range values {
+		if strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, "[REDACTED]")
+		}
+	}
+	return s
 }
 
 // emit writes one line to the proxy.
@@ -460,27 +602,32 @@ func (b *bridge) emit(line []byte) {
 	}
 }
 
+// hide is s with the person's secret values cut out.
+func (b *bridge) hide(s string) string { return cutAll(s, b.values) }
+
 // logf writes one line on stderr, the person's header values cut out.
 func (b *bridge) logf(format string, args ...any) {
 	fmt.Fprintf(b.opts.Stderr, "agate mcp: %s: %s\n", b.opts.Name, b.hide(fmt.Sprintf(format, args...)))
 }
 
 // startListening opens the stream on which the server sends what is not
-// an answer to a request (notifications, its own requests), once: a
-// server that offers none (405) has none to send. It ends with the
-// bridge's posts.
+// an answer to a request (notifications, its own requests), once a
+// session: a server that offers none (405) has none to send. It ends
+// with the session, or with the bridge's posts.
 func (b *bridge) startListening() {
 	b.mu.Lock()
-	if b.listen {
+	if b.listenStop != nil {
 		b.mu.Unlock()
 		return
 	}
-	b.listen = true
+	ctx, stop := context.WithCancel(b.listenCtx)
+	b.listenStop = stop
 	b.mu.Unlock()
 	b.listenWG.Add(1)
 	go func() {
 		defer b.listenWG.Done()
-		req, err := http.NewRequestWithContext(b.listenCtx, http.MethodGet, b.r.URL.String(), nil)
+		defer stop()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.r.URL.String(), nil)
 		if err != nil {
 			return
 		}
@@ -501,6 +648,16 @@ func (b *bridge) startListening() {
 			})
 		}
 	}()
+}
+
+// endStreamLocked ends the GET stream of a session that is over (a new
+// one begins, or the server ended it), so that the next session opens
+// its own; b.mu is held.
+func (b *bridge) endStreamLocked() {
+	if b.listenStop != nil {
+		b.listenStop()
+		b.listenStop = nil
+	}
 }
 
 // endSession tells the server the session is over, if it gave one.
@@ -574,36 +731,56 @@ func envName(s string) bool {
 	return true
 }
 
-// headerSecrets is Options.Secrets with the person's header values added:
-// a server that echoes its Authorization back into a result has it cut
-// out before the client, and the model, see it.
+// headerSecrets is Options.Secrets with the person's values added (see
+// secretValues): a server that echoes its Authorization back into a
+// result has it cut out before the client, and the model, see it.
 type headerSecrets struct {
 	values []string // longest first
 	next   policy.KnownSecrets
 }
 
-// newHeaderSecrets is next with the values of h (whole, and each word of
-// eight bytes or more) added; next itself when h has none.
-func newHeaderSecrets(h http.Header, next policy.KnownSecrets) policy.KnownSecrets {
+// secretValues are the person's secrets the server is sent: each header
+// value (whole, and each word of eight bytes or more), each value of the
+// URL's query (as written and decoded), and each segment of its path of
+// sixteen bytes or more (a key in the path: /s/KEY/mcp); longest first.
+func secretValues(h http.Header, u *url.URL) []string {
 	seen := map[string]bool{}
+	add := func(s string) {
+		if len(s) >= 8 {
+			seen[s] = true
+		}
+	}
 	for _, vs := range h {
 		for _, v := range vs {
-			for _, s := range append(strings.Fields(v), v) {
-				if len(s) >= 8 {
-					seen[s] = true
-				}
+			add(v)
+			for _, w := range strings.Fields(v) {
+				add(w)
 			}
 		}
 	}
-	if len(seen) == 0 {
-		return next
+	if u != nil {
+		for _, kv := range strings.Split(u.RawQuery, "&") {
+			_, v, _ := strings.Cut(kv, "=")
+			add(v)
+			if d, err := url.QueryUnescape(v); err == nil {
+				add(d)
+			}
+		}
+		for _, seg := range strings.Split(u.EscapedPath(), "/") {
+			if len(seg) >= 16 {
+				add(seg)
+				if d, err := url.PathUnescape(seg); err == nil {
+					add(d)
+				}
+			}
+		}
 	}
 	values := make([]string, 0, len(seen))
 	for s := range seen {
 		values = append(values, s)
 	}
 	sort.Slice(values, func(i, j int) bool { return len(values[i]) > len(values[j]) })
-	return headerSecrets{values: values, next: next}
+	return values
 }
 
 // Contains reports whether s holds a header value or next's secret.
@@ -629,26 +806,30 @@ func (hs headerSecrets) Redact(s string) string {
 	return redactSecrets(c, hs.next)
 }
 
-// cut replaces each header value in s.
-func (hs headerSecrets) cut(s string) string {
-	for _, v := range hs.values {
-		s = strings.ReplaceAll(s, v, "[REDACTED header value]")
-	}
-	return s
-}
+// cut replaces each value in s.
+func (hs headerSecrets) cut(s string) string { return cutAll(s, hs.values) }
 
 // displayURL is u as agate shows it: without its query and fragment,
-// which may carry a key.
+// and with each path segment of sixteen bytes or more as "…": either may
+// carry a key.
 func displayURL(u *url.URL) string {
 	c := *u
 	c.User = nil
 	c.Fragment, c.RawFragment = "", ""
 	q := c.RawQuery != "" || c.ForceQuery
 	c.RawQuery, c.ForceQuery = "", false
-	if q {
-		return c.String() + "?…"
+	segs := strings.Split(c.EscapedPath(), "/")
+	for i, seg := range segs {
+		if len(seg) >= 16 {
+			segs[i] = "…"
+		}
 	}
-	return c.String()
+	c.RawPath, c.Path = "", ""
+	out := c.String() + strings.Join(segs, "/")
+	if q {
+		out += "?…"
+	}
+	return out
 }
 
 // loopback reports whether host names this machine.

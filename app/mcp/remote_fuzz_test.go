@@ -25,7 +25,7 @@ func FuzzRemoteEvents(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		pr, pw := io.Pipe()
-		b := &bridge{opts: &Options{Name: "f", MaxLine: 4096, Stderr: io.Discard}, out: pw, hide: func(s string) string { return s }}
+		b := &bridge{opts: &Options{Name: "f", MaxLine: 4096, Stderr: io.Discard}, out: pw}
 		got := make(chan [][]byte, 1)
 		go func() {
 			var lines [][]byte

@@ -55,6 +55,10 @@ type Options struct {
 	// DefaultMaxLine). A longer one is dropped: from the client it is
 	// answered with an error, from the server it is reported on stderr.
 	MaxLine int
+
+	// hide cuts the person's secrets (a remote server's header values)
+	// out of the proxy's log lines; nil cuts nothing.
+	hide func(string) string
 }
 
 func (o *Options) setDefaults() error {
