@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -35,6 +36,11 @@ type Known struct {
 	// Env are variables it needs, passed in although their names say
 	// they are credentials.
 	Env []string `toml:"env"`
+	// MinVersion is the oldest version the entry describes ("" for all):
+	// an older one is not the server agate knows (its tools, or what its
+	// paths mean, differ), and neither is a version npx resolves from a
+	// range or a tag other than latest, which agate cannot compare.
+	MinVersion string `toml:"min_version"`
 }
 
 // known is the catalog, read once.
@@ -52,6 +58,9 @@ var known = sync.OnceValues(func() (map[string]Known, error) {
 	for pkg, k := range doc.Server {
 		if ValidName(k.Name) != nil || len(k.Bins) == 0 || (k.Folders != "" && k.Folders != "args") {
 			return nil, fmt.Errorf("known.toml: server %q: a valid name, its bins and folders \"args\" or none", pkg)
+		}
+		if _, ok := parseVersion(k.MinVersion); k.MinVersion != "" && !ok {
+			return nil, fmt.Errorf("known.toml: server %q: min_version %q is not a version (numbers joined by dots)", pkg, k.MinVersion)
 		}
 		k.Package = pkg
 		doc.Server[pkg] = k
@@ -167,7 +176,7 @@ operands:
 		l.Spec = args[i]
 	}
 	k, ok := cat[packageName(l.Spec)]
-	if !ok {
+	if !ok || !k.describes(specVersion(l.Spec)) {
 		return Launch{}, false
 	}
 	if l.Bin == "" {
@@ -177,6 +186,50 @@ operands:
 	}
 	l.Known = k
 	return l, true
+}
+
+// specVersion is an npm spec's version: "@scope/pkg@1.2" is "1.2", "pkg"
+// is "".
+func specVersion(spec string) string {
+	if at := strings.LastIndexByte(spec, '@'); at > 0 {
+		return spec[at+1:]
+	}
+	return ""
+}
+
+// describes reports whether the entry describes the version npx is
+// given: none or latest (the newest, which the catalog follows), or one
+// not older than MinVersion.
+func (k Known) describes(version string) bool {
+	if k.MinVersion == "" || version == "" || version == "latest" {
+		return true
+	}
+	v, ok := parseVersion(version)
+	if !ok {
+		return false // a range, a tag, a URL: not known until npx resolves it
+	}
+	min, _ := parseVersion(k.MinVersion)
+	return slices.Compare(v, min) >= 0
+}
+
+// parseVersion reads an exact version, numbers joined by dots ("1.2.3",
+// "2025.7.1"); ok is false for anything else (a range, a tag, a
+// prerelease).
+func parseVersion(s string) (v []int, ok bool) {
+	if s == "" {
+		return nil, false
+	}
+	for _, part := range strings.Split(s, ".") {
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 0 || part != strconv.Itoa(n) {
+			return nil, false
+		}
+		v = append(v, n)
+	}
+	for len(v) < 3 {
+		v = append(v, 0)
+	}
+	return v, true
 }
 
 // packageName is an npm spec's package: "@scope/pkg@1.2" is "@scope/pkg".

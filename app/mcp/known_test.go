@@ -6,6 +6,22 @@ import (
 	"testing"
 )
 
+// TestParseVersion: exact versions only.
+func TestParseVersion(t *testing.T) {
+	for in, ok := range map[string]bool{"1": true, "1.2": true, "2025.7.1": true, "1.2.3.4": true,
+		"": false, "v1.2": false, "1.2.3-beta": false, "^1.2": false, "01.2": false, "1..2": false, "-1": false, "latest": false} {
+		if _, got := parseVersion(in); got != ok {
+			t.Errorf("parseVersion(%q) ok = %v, want %v", in, got, ok)
+		}
+	}
+	k := Known{MinVersion: "2025.7.1"}
+	for v, want := range map[string]bool{"2025.7.1": true, "2025.7": false, "2025.10.0": true, "2026": true, "2025.6.30": false, "": true, "latest": true, "next": false} {
+		if got := k.describes(v); got != want {
+			t.Errorf("describes(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
 func TestKnownServer(t *testing.T) {
 	tests := []struct {
 		command   []string
@@ -29,6 +45,16 @@ func TestKnownServer(t *testing.T) {
 		{[]string{"npm", "exec", "--", "mcp-server-filesystem"}, "", "", "", nil},
 		{[]string{"npx"}, "", "", "", nil},
 		{[]string{"uvx", "mcp-server-fetch"}, "", "", "", nil},
+		// Versions: the filesystem entry describes 2025.7.1 on; an older
+		// one, or a range or tag npx resolves, is another server.
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem@2025.7.1", "/a"}, "filesystem", "@modelcontextprotocol/server-filesystem@2025.7.1", "mcp-server-filesystem", []string{"/a"}},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem@latest", "/a"}, "filesystem", "@modelcontextprotocol/server-filesystem@latest", "mcp-server-filesystem", []string{"/a"}},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem@2025.3.28", "/a"}, "", "", "", nil},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem@0.6.2", "/a"}, "", "", "", nil},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem@^2025.1.0", "/a"}, "", "", "", nil},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-filesystem@beta", "/a"}, "", "", "", nil},
+		{[]string{"npx", "-p", "@modelcontextprotocol/server-filesystem@2025.1.1", "mcp-server-filesystem", "/a"}, "", "", "", nil},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-memory@0.1.0"}, "memory", "@modelcontextprotocol/server-memory@0.1.0", "mcp-server-memory", []string{}},
 	}
 	for _, tt := range tests {
 		l, ok := KnownServer(tt.command)
