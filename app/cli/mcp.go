@@ -22,7 +22,7 @@ import (
 func init() {
 	register(&command{
 		name:    "mcp",
-		args:    "run [--name NAME] -- COMMAND [ARGS...] | run --name NAME --url URL [--header \"Name: value\"]... | install CLIENT [--project DIR] | uninstall CLIENT [--project DIR]",
+		args:    "run [--name NAME] -- COMMAND [ARGS...] | run --name NAME --url URL [--sse] [--header \"Name: value\"]... | install CLIENT [--project DIR] | uninstall CLIENT [--project DIR]",
 		summary: "gate an MCP server's tool calls: run it through agate, or rewrite a client's servers to run through it (and back)",
 		run:     runMCP,
 	})
@@ -80,6 +80,7 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	var passEnv stringList
 	fs.Var(&passEnv, "pass-env", "a `variable` the client sets for the server, passed in when the server runs confined although its name says it is a credential; repeat for more")
 	remote := fs.String("url", "", "a remote server's MCP endpoint (Streamable HTTP), in place of a command")
+	sse := fs.Bool("sse", false, "the remote server speaks MCP's older HTTP+SSE transport: --url is its event stream")
 	var headers stringList
 	fs.Var(&headers, "header", "a `header` sent to the remote server, \"Name: value\", with ${VAR} taken from the environment; repeat for more")
 	var cf configFlags
@@ -94,11 +95,11 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("run: unexpected %q before the server's command", fs.Arg(0))
 	}
-	if *remote != "" || len(headers) > 0 {
+	if *remote != "" || len(headers) > 0 || *sse {
 		if len(command) > 0 {
 			return usagef("run: --url or a command, not both")
 		}
-		return mcpRunRemote(ctx, e, &cf, *name, *remote, headers, passEnv)
+		return mcpRunRemote(ctx, e, &cf, *name, *remote, headers, passEnv, *sse)
 	}
 	if len(command) == 0 {
 		return usagef("run: no server command (agate mcp run [--name NAME] -- COMMAND [ARGS...])")
@@ -178,9 +179,9 @@ func proxyEnded(e *Env, code int, err error) error {
 
 // mcpRunRemote is `agate mcp run --url URL`: the proxy in front of a
 // remote server, gated as a stdio one is.
-func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL string, headers, passEnv []string) error {
+func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL string, headers, passEnv []string, sse bool) error {
 	if rawURL == "" {
-		return usagef("run: --header without --url")
+		return usagef("run: --header and --sse need --url")
 	}
 	// (Neither the URL nor a header is echoed: either may hold a key.)
 	u, err := url.Parse(rawURL)
@@ -223,7 +224,7 @@ func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL str
 		Gate:    gate,
 		Secrets: server.secrets,
 		PII:     server.pii,
-	}, mcp.Remote{URL: u, Header: h})
+	}, mcp.Remote{URL: u, Header: h, SSE: sse})
 	return proxyEnded(e, code, err)
 }
 

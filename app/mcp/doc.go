@@ -4,9 +4,10 @@
 //
 // `agate mcp run [--name NAME] -- COMMAND [ARGS...]` is Run: the client
 // speaks to the proxy's stdin and stdout, COMMAND is the real server.
-// `agate mcp run --name NAME --url URL` is RunRemote: the real server is
-// reached over Streamable HTTP (Remote), each message one POST, and is
-// gated line for line as a stdio one.
+// `agate mcp run --name NAME --url URL [--sse]` is RunRemote: the real
+// server is reached over Streamable HTTP (Remote), each message one POST,
+// or over the older HTTP+SSE transport (Remote.SSE), and is gated line
+// for line as a stdio one.
 // Messages are JSON-RPC 2.0, one per line, of up to Options.MaxLine bytes
 // (64 MiB by default; lines are read with a bounded reader, not
 // bufio.Scanner, and a longer one is dropped whole).

@@ -40,6 +40,10 @@ type Remote struct {
 	// HTTPS_PROXY of the environment, through which TLS still runs end
 	// to end). Whoever made it, its redirects are not followed.
 	HTTP *http.Client
+	// SSE says the server speaks MCP's older HTTP+SSE transport (protocol
+	// 2024-11-05): URL is its event stream, whose first event names
+	// where messages are posted.
+	SSE bool
 }
 
 // The Streamable HTTP transport's headers.
@@ -89,7 +93,11 @@ func RunRemote(ctx context.Context, opts Options, r Remote) (int, error) {
 	b := &bridge{r: r, opts: &opts, out: outW, done: make(chan struct{}), values: values}
 	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	go b.run(bctx, inR)
+	if r.SSE {
+		go b.runSSE(bctx, inR)
+	} else {
+		go b.run(bctx, inR)
+	}
 	p := newProxy(opts, inW, outR)
 	p.begin(ctx)
 	var err error
@@ -225,27 +233,7 @@ func (b *bridge) run(ctx context.Context, in io.Reader) {
 	b.listenCtx = lctx
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, maxInFlight)
-	// The proxy's lines are read as they come, whatever the server is
-	// slow to take, so the proxy always sees its client's end; what is
-	// not sent yet waits in q, up to a bound.
-	q := newLineQueue(2 * b.opts.MaxLine)
-	go func() {
-		defer q.close()
-		lr := newLineReader(in, b.opts.MaxLine)
-		for {
-			line, err := lr.next()
-			if err != nil {
-				var tl *TooLongError
-				if errors.As(err, &tl) {
-					// (The proxy never forwards one: see proxy.decide.)
-					b.logf("a message of more than %d bytes was not sent", b.opts.MaxLine)
-					continue
-				}
-				return
-			}
-			q.put(bytes.Clone(line))
-		}
-	}()
+	q := b.readLines(in)
 	for {
 		line, ok := q.take()
 		if !ok {
@@ -291,6 +279,31 @@ func (b *bridge) run(ctx context.Context, in io.Reader) {
 	b.closed = true
 	b.out.Close()
 	b.outMu.Unlock()
+}
+
+// readLines reads the proxy's lines as they come, whatever the server is
+// slow to take, so that the proxy always sees its client's end; what is
+// not sent yet waits in the queue, up to a bound.
+func (b *bridge) readLines(in io.Reader) *lineQueue {
+	q := newLineQueue(2 * b.opts.MaxLine)
+	go func() {
+		defer q.close()
+		lr := newLineReader(in, b.opts.MaxLine)
+		for {
+			line, err := lr.next()
+			if err != nil {
+				var tl *TooLongError
+				if errors.As(err, &tl) {
+					// (The proxy never forwards one: see proxy.decide.)
+					b.logf("a message of more than %d bytes was not sent", b.opts.MaxLine)
+					continue
+				}
+				return
+			}
+			q.put(bytes.Clone(line))
+		}
+	}()
+	return q
 }
 
 // compactID is id without spaces, as the server's answer will spell it.
@@ -453,14 +466,23 @@ func (b *bridge) headers(req *http.Request, initialize bool) string {
 // events passes on each message of an event stream, until the stream
 // ends or message (nil: none) says the rest is not wanted.
 func (b *bridge) events(body io.Reader, message func([]byte) bool) error {
+	return b.eventsNamed(body, func(name string, data []byte) bool {
+		return (name == "" || name == "message") && message(data)
+	})
+}
+
+// eventsNamed calls fn with each event of a stream that holds data, its
+// name and its data, until the stream ends or fn says the rest is not
+// wanted; an event longer than the bound is an error.
+func (b *bridge) eventsNamed(body io.Reader, fn func(name string, data []byte) bool) error {
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 64<<10), b.opts.MaxLine+16)
 	var data bytes.Buffer
 	event := ""
 	dispatch := func() bool {
 		done := false
-		if data.Len() > 0 && (event == "" || event == "message") {
-			done = message(bytes.Clone(data.Bytes()))
+		if data.Len() > 0 {
+			done = fn(event, bytes.Clone(data.Bytes()))
 		}
 		data.Reset()
 		event = ""
