@@ -293,7 +293,7 @@ func (c *cmdRun) option(i int) int {
 		name, val, hasVal := strings.Cut(w, "=")
 		o := c.spec.lookupOpt(name)
 		if o == nil {
-			c.unknown("option " + name + " of " + c.spec.name + " is not one agate knows")
+			c.unknown("option " + name + " of " + c.specName() + " is not one agate knows")
 			return i
 		}
 		return take(o, name, val, hasVal)
@@ -314,7 +314,7 @@ func (c *cmdRun) option(i int) int {
 		return take(o, "-NUM", "", false)
 	}
 	if w[0] == '+' {
-		c.unknown("option " + w + " of " + c.spec.name + " is not one agate knows")
+		c.unknown("option " + w + " of " + c.specName() + " is not one agate knows")
 		return i
 	}
 	// A cluster of short options: -rf, -n5, -ofile.
@@ -322,7 +322,7 @@ func (c *cmdRun) option(i int) int {
 		name := "-" + w[j:j+1]
 		o := c.spec.lookupOpt(name)
 		if o == nil {
-			c.unknown("option " + name + " of " + c.spec.name + " is not one agate knows")
+			c.unknown("option " + name + " of " + c.specName() + " is not one agate knows")
 			return i
 		}
 		if o.arg != argNone {
@@ -375,6 +375,20 @@ func (c *cmdRun) operands(rest int) {
 	if rest >= 0 {
 		c.restRole(c.spec.args.rep, rest)
 	}
+}
+
+// specName is the entry's name as the command spelled its program: an
+// alias's own name ("opencode run", not the "claude run" of the entry it
+// shares), a subcommand's after it.
+func (c *cmdRun) specName() string {
+	root, rest, _ := strings.Cut(c.spec.name, " ")
+	if c.prog == "" || c.prog == root {
+		return c.spec.name
+	}
+	if rest == "" {
+		return c.prog
+	}
+	return c.prog + " " + rest
 }
 
 // argsRole is the role an option given gives every operand, if any.
@@ -558,9 +572,9 @@ func (c *cmdRun) value(r role, v string, lit bool, opt string) {
 		if opt != "" {
 			what = opt + " " + v
 		}
-		c.unknown(c.spec.name + " " + what + ": agate cannot tell what it does")
+		c.unknown(c.specName() + " " + what + ": agate cannot tell what it does")
 	default:
-		c.unknown("operand " + v + " of " + c.spec.name)
+		c.unknown("operand " + v + " of " + c.specName())
 	}
 }
 
