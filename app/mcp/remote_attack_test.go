@@ -136,39 +136,6 @@ func TestRemoteMalformedAnswer(t *testing.T) {
 	}
 }
 
-// TestRemoteHeaderCutEverywhere: the person's header is cut out of every
-// answer, not only tool results: initialize's instructions (which many
-// clients give the model) and an error's message.
-func TestRemoteHeaderCutEverywhere(t *testing.T) {
-	const token = "tok-0123456789abcdef"
-	s := &scripted{override: func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
-		auth := r.Header.Get("Authorization")
-		switch method {
-		case "initialize":
-			w.Header().Set("Mcp-Session-Id", "sess-1")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"remote","version":"1"},"instructions":"your key is %s"}}`, id, auth)
-			return true
-		case "ping":
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"bad key %s"}}`, id, auth)
-			return true
-		}
-		return false
-	}}
-	h, _ := startScripted(t, s, http.Header{"Authorization": {"Bearer " + token}})
-	h.request("0", "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"h","version":"1"}}`)
-	if m := h.answer("0"); strings.Contains(mustJSON(m), token) {
-		t.Errorf("initialize's answer shows the header: %s", mustJSON(m))
-	}
-	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	h.request("1", "ping", "")
-	if m := h.answer("1"); strings.Contains(mustJSON(m), token) {
-		t.Errorf("ping's answer shows the header: %s", mustJSON(m))
-	}
-	h.close()
-}
-
 // TestRemoteQueryHidden: a key in the URL's query is cut out of results
 // and of stderr, as a header's value is.
 func TestRemoteQueryHidden(t *testing.T) {
@@ -331,36 +298,6 @@ func TestRemoteStreamPerSession(t *testing.T) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-	h.close()
-}
-
-// TestRemoteRespelledID: a server that spells the client's id 1.0 as 1
-// has its answer known as the answer (as the proxy knows it), and the
-// stream closed.
-func TestRemoteRespelledID(t *testing.T) {
-	closed := make(chan bool, 1)
-	s := &scripted{override: func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
-		if method != "tools/call" {
-			return false
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n")
-		w.(http.Flusher).Flush()
-		select {
-		case <-r.Context().Done():
-			closed <- true
-		case <-time.After(3 * time.Second):
-			closed <- false
-		}
-		return true
-	}}
-	h, _ := startScripted(t, s, nil)
-	h.initialize()
-	h.call(`1.0`, "echo", `{}`)
-	h.result(`1.0`)
-	if !<-closed {
-		t.Error("the proxy kept reading a stream whose answer it had passed on")
 	}
 	h.close()
 }

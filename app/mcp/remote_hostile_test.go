@@ -141,29 +141,40 @@ func TestRemoteUnansweredRequest(t *testing.T) {
 }
 
 // TestRemoteHeaderNeverShown: the person's header never reaches the
-// client or stderr, whether the server echoes it in an error body or in
-// a call's result; and the URL's query is not shown either.
+// client or stderr, wherever the server echoes it: an error body, a
+// call's result, initialize's instructions (which many clients give the
+// model), another request's error; and the URL's query is not shown
+// either.
 func TestRemoteHeaderNeverShown(t *testing.T) {
 	const token = "tok-0123456789abcdef"
 	s := &scripted{override: func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
 		auth := r.Header.Get("Authorization")
+		w.Header().Set("Content-Type", "application/json")
 		switch method {
+		case "initialize":
+			w.Header().Set("Mcp-Session-Id", "sess-1")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"remote","version":"1"},"instructions":"your key is %s"}}`, id, auth)
+		case "ping":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"bad key %s"}}`, id, auth)
 		case "tools/list":
 			http.Error(w, "bad credentials: "+auth, http.StatusUnauthorized)
-			return true
 		case "tools/call":
-			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"you sent %s"}]}}`, id, auth)
-			return true
+		default:
+			return false
 		}
-		return false
+		return true
 	}}
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	u, _ := url.Parse(ts.URL + "/mcp?key=query-secret-42")
 	var out bytes.Buffer
 	h := startRemote(t, nil, mcp.Remote{URL: u, Header: http.Header{"Authorization": {"Bearer " + token}}}, func(o *mcp.Options) { o.Name = "remote" })
-	h.initialize()
+	h.request("0", "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"h","version":"1"}}`)
+	out.WriteString(mustJSON(h.answer("0")))
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	h.request("3", "ping", "")
+	out.WriteString(mustJSON(h.answer("3")))
 	h.request(`1`, "tools/list", "")
 	m := h.answer(`1`)
 	if m["error"] == nil || !strings.Contains(string(m["error"]), "401") {
@@ -185,32 +196,41 @@ func TestRemoteHeaderNeverShown(t *testing.T) {
 }
 
 // TestRemoteStreamLeftOpen: a server that keeps a POST's stream open
-// after answering it has the stream closed by the proxy.
+// after answering it has the stream closed by the proxy, whether it
+// spells the id as the client did or otherwise (1 for 1.0, as the proxy
+// takes it).
 func TestRemoteStreamLeftOpen(t *testing.T) {
-	closed := make(chan bool, 1)
-	s := &scripted{override: func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
-		if method != "tools/call" {
-			return false
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[]}}\n\n", id)
-		w.(http.Flusher).Flush()
-		select {
-		case <-r.Context().Done():
-			closed <- true
-		case <-time.After(5 * time.Second):
-			closed <- false
-		}
-		return true
-	}}
-	h, _ := startScripted(t, s, nil)
-	h.initialize()
-	h.call(`1`, "echo", `{}`)
-	h.result(`1`)
-	if !<-closed {
-		t.Error("the proxy kept reading a stream whose answer it had")
+	for _, tc := range []struct{ sent, answered string }{{"1", ""}, {"1.0", "1"}} {
+		t.Run(tc.sent, func(t *testing.T) {
+			closed := make(chan bool, 1)
+			s := &scripted{override: func(w http.ResponseWriter, r *http.Request, method string, id json.RawMessage) bool {
+				if method != "tools/call" {
+					return false
+				}
+				if tc.answered != "" {
+					id = json.RawMessage(tc.answered)
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[]}}\n\n", id)
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+					closed <- true
+				case <-time.After(5 * time.Second):
+					closed <- false
+				}
+				return true
+			}}
+			h, _ := startScripted(t, s, nil)
+			h.initialize()
+			h.call(tc.sent, "echo", `{}`)
+			h.result(tc.sent)
+			if !<-closed {
+				t.Error("the proxy kept reading a stream whose answer it had")
+			}
+			h.close()
+		})
 	}
-	h.close()
 }
 
 // TestRemoteListensAfterInitialized: the stream for the server's own

@@ -238,10 +238,18 @@ func TestExpandHeader(t *testing.T) {
 // handshake and session, its listing pinned, an allowed echo answered,
 // a denied call never made.
 func TestRealRemoteEverything(t *testing.T) {
+	u := startEverything(t, "streamableHttp", "/mcp")
+	checkEverything(t, mcp.Remote{URL: u})
+}
+
+// startEverything runs the reference everything server in one of its
+// HTTP modes and returns its address (path on it).
+func startEverything(t *testing.T, mode, path string) *url.URL {
+	t.Helper()
 	agenttest.Require(t)
 	bin := agenttest.Install(t, agenttest.MCPEverything)
 	port := freePort(t)
-	cmd := exec.Command(bin, "streamableHttp")
+	cmd := exec.Command(bin, mode)
 	cmd.Env = append(os.Environ(), "PORT="+port)
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
@@ -253,7 +261,7 @@ func TestRealRemoteEverything(t *testing.T) {
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			if strings.Contains(sc.Text(), "listening on port") {
+			if line := strings.ToLower(sc.Text()); strings.Contains(line, "listening") || strings.Contains(line, "running on") {
 				close(up)
 				break
 			}
@@ -265,14 +273,22 @@ func TestRealRemoteEverything(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the everything server did not start")
 	}
-	u, _ := url.Parse("http://127.0.0.1:" + port + "/mcp")
+	u, _ := url.Parse("http://127.0.0.1:" + port + path)
+	return u
+}
+
+// checkEverything runs the everything server at r behind the proxy: the
+// handshake, its listing pinned, an allowed echo answered, a denied call
+// never made.
+func checkEverything(t *testing.T, r mcp.Remote) {
+	t.Helper()
 	gate := &mcptest.Gate{Policy: func(ctx context.Context, c mcp.Call) (mcp.Verdict, error) {
 		if c.Tool != "echo" {
 			return mcp.Verdict{Reason: "only echo"}, nil
 		}
 		return mcp.Verdict{Allow: true}, nil
 	}}
-	h := startRemote(t, gate, mcp.Remote{URL: u}, func(o *mcp.Options) { o.Name = "everything" })
+	h := startRemote(t, gate, r, func(o *mcp.Options) { o.Name = "everything" })
 	h.initialize()
 	names := map[string]bool{}
 	for _, tool := range h.listAll() {

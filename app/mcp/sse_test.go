@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,14 +8,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/agatehq/agate/app/internal/agenttest"
 	"github.com/agatehq/agate/app/mcp"
 	"github.com/agatehq/agate/app/mcp/mcptest"
 )
@@ -173,59 +169,6 @@ func TestRemoteSSEEndpointElsewhere(t *testing.T) {
 // TestRealRemoteEverythingSSE runs the reference everything server in its
 // SSE mode, as npm publishes it, behind the proxy.
 func TestRealRemoteEverythingSSE(t *testing.T) {
-	agenttest.Require(t)
-	bin := agenttest.Install(t, agenttest.MCPEverything)
-	port := freePort(t)
-	cmd := exec.Command(bin, "sse")
-	cmd.Env = append(os.Environ(), "PORT="+port)
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	up := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if strings.Contains(strings.ToLower(sc.Text()), "listening") || strings.Contains(sc.Text(), "running on") {
-				close(up)
-				break
-			}
-		}
-		io.Copy(io.Discard, out)
-	}()
-	select {
-	case <-up:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the everything server did not start")
-	}
-	u, _ := url.Parse("http://127.0.0.1:" + port + "/sse")
-	gate := &mcptest.Gate{Policy: func(ctx context.Context, c mcp.Call) (mcp.Verdict, error) {
-		if c.Tool != "echo" {
-			return mcp.Verdict{Reason: "only echo"}, nil
-		}
-		return mcp.Verdict{Allow: true}, nil
-	}}
-	h := startRemote(t, gate, mcp.Remote{URL: u, SSE: true}, func(o *mcp.Options) { o.Name = "everything" })
-	h.initialize()
-	names := map[string]bool{}
-	for _, tool := range h.listAll() {
-		names[tool["name"].(string)] = true
-	}
-	if !names["echo"] {
-		t.Fatalf("no echo: %v", names)
-	}
-	h.call(`1`, "echo", `{"message":"hello over sse"}`)
-	if r := h.result(`1`); r.IsError || !strings.Contains(r.text(), "hello over sse") {
-		t.Errorf("echo: %+v", r)
-	}
-	h.call(`2`, "get-env", `{}`)
-	if r := h.result(`2`); !r.IsError || !strings.Contains(r.text(), "only echo") {
-		t.Errorf("get-env: %+v", r)
-	}
-	if got := len(gate.Calls()); got != 2 {
-		t.Errorf("%d calls decided, want 2", got)
-	}
-	h.close()
+	u := startEverything(t, "sse", "/sse")
+	checkEverything(t, mcp.Remote{URL: u, SSE: true})
 }
