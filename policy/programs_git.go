@@ -120,8 +120,15 @@ func gitHandler(c *cmdRun) {
 // URL or a path, or not known until the command runs, reaches that place
 // instead, and asks as any network call does; so do the options that
 // run a program or fetch from other addresses (submodules' own remotes),
-// and an interactive rebase (it opens an editor).
+// a config given on the command line (git -c), and an interactive rebase
+// (it opens an editor).
 func gitFetch(c *cmdRun, sub string) {
+	if c.has("-c") {
+		// git -c remote.origin.url=…, http.extraHeader=…: the address,
+		// or what goes with the request, is the command's, not the
+		// repository's.
+		return
+	}
 	if v, ok := c.optVal("--rebase"); ok && strings.HasPrefix(v, "i") {
 		c.add(Effect{Kind: EffExec, What: "git pull --rebase=" + v + " opens an editor"})
 		return
