@@ -542,7 +542,7 @@ func (c *cmdRun) value(r role, v string, lit bool, opt string) {
 	case roleEnv:
 		name, _, _ := strings.Cut(v, "=")
 		if !lit || dangerousVar(name) {
-			c.add(Effect{Kind: EffExec, What: "sets " + name + ", which makes programs run other code"})
+			c.add(Effect{Kind: EffExec, What: varWhy(name)})
 		}
 	case roleXsrc, roleXdst:
 		if host, p, ok := remotePath(v); ok && lit {

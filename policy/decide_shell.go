@@ -113,9 +113,9 @@ func (p *Policy) decideShell(c *call, mode Mode, agent *agentPolicy, withdrawn b
 	case kinds == freeTrusted:
 		d.Layer, d.Reason = LayerTrusted, "what it writes is under a trusted folder, and the hosts it reaches are trusted"
 	case kinds == freeEdit && mode == ModeAcceptEdits:
-		d.Layer, d.Reason = LayerAcceptEdits, "mode is accept_edits, and it only edits the project"+alsoReads(cmds)
+		d.Layer, d.Reason = LayerAcceptEdits, "mode is accept_edits, and it only edits the project"
 	case kinds == freeEdit:
-		d.Layer, d.Reason = LayerAutoApprove, "it only edits the project"+alsoReads(cmds)+", and fs edits are pre-approved (auto_approve)"
+		d.Layer, d.Reason = LayerAutoApprove, "it only edits the project, and fs edits are pre-approved (auto_approve)"
 	case kinds == freeLocal:
 		d.Reason = "it only reads: " + remoteReads(cmds) + ", and nothing it reads holds secrets"
 	default:
@@ -144,15 +144,6 @@ func remoteReads(cmds []simpleCmd) string {
 		says = append(says, "a GET of a server on this machine ("+strings.Join(hosts, ", ")+")")
 	}
 	return strings.Join(append(says, services...), "; ")
-}
-
-// alsoReads is what an edit reads over the network, said after "it only
-// edits the project": "" for nothing.
-func alsoReads(cmds []simpleCmd) string {
-	if r := remoteReads(cmds); r != "" {
-		return " (" + r + ")"
-	}
-	return ""
 }
 
 // cmdState is what deciding a call found of each simple command.

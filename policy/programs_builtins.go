@@ -139,7 +139,7 @@ func readHandler(c *cmdRun) {
 	}
 	for _, op := range names {
 		if !op.lit || dangerousVar(op.word) {
-			c.add(Effect{Kind: EffExec, What: "read sets " + op.word + ", which makes programs run other code"})
+			c.add(Effect{Kind: EffExec, What: "read " + varWhy(op.word)})
 		}
 	}
 }

