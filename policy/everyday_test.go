@@ -122,6 +122,40 @@ func TestEverydayReads(t *testing.T) {
 	}
 }
 
+// TestNestedRepository: git run in a folder that is a repository of its
+// own (a bare one in the project, made earlier or by the same command, or
+// --bare) obeys a config and hooks agate did not read: it asks, where in
+// the project's own repository the same command only reads.
+func TestNestedRepository(t *testing.T) {
+	p := mustPolicy(t, "")
+	foreign := func(dir string) RepoFacts {
+		if dir == "/home/u/proj/fg" {
+			return RepoFacts{Foreign: dir}
+		}
+		return RepoFacts{}
+	}
+	for _, c := range []struct {
+		cmd  string
+		want Verdict
+		why  string
+	}{
+		{"git -C fg log", Ask, "a repository of its own"},
+		{"cd fg && git status", Ask, "a repository of its own"},
+		{"git --bare log", Ask, "--bare"},
+		{"mkdir -p x/objects x/refs && echo 'ref: refs/heads/m' > x/HEAD && printf '[core]\\n' > x/config && git -C x log", Ask, "git may take the folder"},
+		{"echo 'gitdir: /home/u/.dotfiles/.git' > sub/.git && cd sub && git log -p", Ask, ""},
+		{"git log", Allow, "only reads"},
+		{"git -C src log", Allow, "only reads"},
+		{"printf 'x' > config && git log", Allow, "edits the project"},
+	} {
+		d := p.Decide(&Request{Tool: "Bash", Args: map[string]any{"command": c.cmd}, Cwd: "/home/u/proj", Workspace: "/home/u/proj", Interactive: true, Repo: foreign,
+			Files: func(string) FileState { return FileAbsent }})
+		if d.Verdict != c.want || !strings.Contains(d.Reason, c.why) {
+			t.Errorf("%s: %s (%s), want %s with %q", c.cmd, d.Verdict, d.Reason, c.want, c.why)
+		}
+	}
+}
+
 // TestJudgmentMends: the red team's classes that the judgment alone
 // must hold where no sandbox can (Cursor, agents whose calls cannot be
 // rewritten): a file tool's path under an argument its entry does not

