@@ -87,6 +87,43 @@ func nestedGitDir(dir, root string) string {
 	return ""
 }
 
+// gitFileTarget returns the git directory root's .git file names when it
+// is not one git makes such a file for (a worktree's,
+// REPO/.git/worktrees/NAME; a submodule's, REPO/.git/modules/NAME): a
+// .git file an agent wrote can make git in root read any repository on
+// the disk. "" when .git is a folder, or a file of those shapes.
+func gitFileTarget(root string) string {
+	p := filepath.Join(root, ".git")
+	st, err := os.Lstat(p)
+	if err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	data, err := os.ReadFile(p)
+	if err != nil || len(data) > 4096 {
+		return p
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return p
+	}
+	target = strings.TrimSpace(target)
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(root, target)
+	}
+	target = filepath.Clean(target)
+	if parent := filepath.Base(filepath.Dir(target)); parent == "worktrees" || parent == "modules" {
+		if filepath.Base(filepath.Dir(filepath.Dir(target))) == ".git" {
+			return ""
+		}
+	}
+	// A submodule's nested modules: REPO/.git/modules/A/modules/B.
+	if strings.Contains(filepath.ToSlash(target), "/.git/modules/") {
+		return ""
+	}
+	return target
+}
+
 // isGitDir reports whether d looks to git like a git directory.
 func isGitDir(d string) bool {
 	head, err := os.Lstat(filepath.Join(d, "HEAD"))
@@ -134,6 +171,9 @@ func (f *Facts) Repo(dir string) policy.RepoFacts {
 	}
 	if f := nestedGitDir(dir, root); f != "" {
 		return policy.RepoFacts{Foreign: f}
+	}
+	if elsewhere := gitFileTarget(root); elsewhere != "" {
+		return policy.RepoFacts{Foreign: root + " (its .git names " + elsewhere + ")"}
 	}
 	gitDir := filepath.Join(root, ".git")
 	stamp := mtimeOf(filepath.Join(gitDir, "config")) + "|" + mtimeOf(filepath.Join(gitDir, "config.worktree")) +

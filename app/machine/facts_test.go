@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +66,29 @@ func TestRepoFacts(t *testing.T) {
 		}
 		if rf := f.Repo(filepath.Join(dir, "tools")); rf.Foreign != "" {
 			t.Errorf("the folder above: Foreign = %q", rf.Foreign)
+		}
+	})
+	t.Run("a .git file", func(t *testing.T) {
+		dir := gitRepo(t, []string{"user.name", "Ann"})
+		f := NewFacts()
+		for i, c := range []struct {
+			target  string
+			foreign bool
+		}{
+			{"/home/u/.password-store/.git", true},
+			{"../elsewhere", true},
+			{"/home/u/main/.git/worktrees/feature", false},
+			{"../../.git/modules/lib", false},
+			{"/home/u/main/.git/modules/a/modules/b", false},
+			{"/home/u/.password-store/.git/worktrees2", true},
+		} {
+			target, foreign := c.target, c.foreign
+			sub := filepath.Join(dir, fmt.Sprint("s", i))
+			os.MkdirAll(sub, 0o755)
+			os.WriteFile(filepath.Join(sub, ".git"), []byte("gitdir: "+target+"\n"), 0o644)
+			if rf := f.Repo(sub); (rf.Foreign != "") != foreign {
+				t.Errorf("a .git naming %s: Foreign = %q, want foreign %v", target, rf.Foreign, foreign)
+			}
 		}
 	})
 	t.Run("code, hooks, credentials", func(t *testing.T) {
