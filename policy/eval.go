@@ -681,6 +681,23 @@ func (p *Policy) protectedWrite(c *call) (string, *RuleRef, bool) {
 			return w, ref, true
 		}
 	}
+	if c.req.Repo == nil {
+		return "", nil, false
+	}
+	seen := map[string]RepoFacts{}
+	for _, w := range c.writes {
+		// The hooks folder the repository's config names (core.hooksPath)
+		// is .git/hooks by another name.
+		dir := path.Dir(w)
+		rf, ok := seen[dir]
+		if !ok {
+			rf = c.req.Repo(dir)
+			seen[dir] = rf
+		}
+		if rf.HooksDir != "" && within(w, rf.HooksDir) {
+			return w, &RuleRef{Text: rf.HooksDir, Source: "the repository's hooks folder (core.hooksPath)"}, true
+		}
+	}
 	return "", nil, false
 }
 

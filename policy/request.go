@@ -171,6 +171,11 @@ type RepoFacts struct {
 	// the folder. agate reads none of them, so every git command there
 	// runs code agate did not read.
 	Foreign string
+	// HooksDir is the folder git takes the repository's hooks from when
+	// its config names one (core.hooksPath), absolute; "" for .git/hooks.
+	// A file written there runs at the next commit, merge or checkout:
+	// such a write is a protected path's.
+	HooksDir string
 	// Hooks are the hooks the repository has.
 	Hooks []string
 	// Credentials are the config keys, in any of git's scopes, whose

@@ -207,6 +207,7 @@ func (f *Facts) Repo(dir string) policy.RepoFacts {
 			hp = filepath.Join(root, hp)
 		}
 		hooksDir = hp
+		rf.HooksDir = filepath.Clean(hp)
 	}
 	if ents, err := os.ReadDir(hooksDir); err == nil {
 		for _, e := range ents {

@@ -68,6 +68,12 @@ func TestRepoFacts(t *testing.T) {
 			t.Errorf("the folder above: Foreign = %q", rf.Foreign)
 		}
 	})
+	t.Run("core.hooksPath", func(t *testing.T) {
+		dir := gitRepo(t, []string{"core.hooksPath", ".githooks"})
+		if rf := NewFacts().Repo(dir); rf.HooksDir != filepath.Join(dir, ".githooks") {
+			t.Errorf("HooksDir = %q, want %s", rf.HooksDir, filepath.Join(dir, ".githooks"))
+		}
+	})
 	t.Run("a .git file", func(t *testing.T) {
 		dir := gitRepo(t, []string{"user.name", "Ann"})
 		f := NewFacts()
