@@ -302,7 +302,7 @@ func (c *Config) check() []*ConfigError {
 			}
 		}
 		for i, v := range s.PassEnv {
-			if !validEnvName(v) || strings.HasPrefix(strings.ToUpper(v), "AGATE_") {
+			if !ValidEnvName(v) || strings.HasPrefix(strings.ToUpper(v), "AGATE_") {
 				add(c.errAt("mcp.servers."+name+".pass_env", i, "%q: a variable's name (letters, digits and '_', not starting with a digit), not one of agate's AGATE_*", v))
 			}
 		}
@@ -395,12 +395,12 @@ func (c *Config) check() []*ConfigError {
 		add(c.errAt("sandbox.network", -1, "unknown network %q (want \"none\" or \"bridge\")", c.Sandbox.Network))
 	}
 	for i, v := range c.Secrets.VaultEnv {
-		if !validEnvName(v) {
+		if !ValidEnvName(v) {
 			add(c.errAt("secrets.vault_env", i, "%q is not a variable name", v))
 		}
 	}
 	for _, k := range sortedKeys(c.Secrets.Env) {
-		if !validEnvName(k) {
+		if !ValidEnvName(k) {
 			add(c.errAt("secrets.env."+k, -1, "%q is not a variable name", k))
 		}
 		if !isSecretReference(c.Secrets.Env[k]) {
@@ -441,7 +441,7 @@ func (c *Config) check() []*ConfigError {
 // than holding it.
 func isSecretReference(v string) bool {
 	switch {
-	case strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && validEnvName(v[2:len(v)-1]):
+	case strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && ValidEnvName(v[2:len(v)-1]):
 		return true
 	case strings.HasPrefix(v, "exec:") && strings.TrimSpace(v[5:]) != "",
 		strings.HasPrefix(v, "file:/"),
@@ -464,7 +464,9 @@ func checkDomain(d string) error {
 	return nil
 }
 
-func validEnvName(s string) bool {
+// ValidEnvName reports whether s is a variable's name: a letter or '_',
+// then letters, digits and '_'.
+func ValidEnvName(s string) bool {
 	if s == "" {
 		return false
 	}

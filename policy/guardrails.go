@@ -11,7 +11,7 @@ import (
 
 func isAssignment(s string) bool {
 	name, _, ok := strings.Cut(s, "=")
-	return ok && validEnvName(name)
+	return ok && ValidEnvName(name)
 }
 
 // disk formatting and partitioning: catastrophic.

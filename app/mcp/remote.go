@@ -85,7 +85,8 @@ func RunRemote(ctx context.Context, opts Options, r Remote) (int, error) {
 	r.HTTP = &c
 	values := secretValues(r.Header, r.URL)
 	if len(values) > 0 {
-		opts.Secrets = headerSecrets{values: values, next: opts.Secrets}
+		// (What the server sends has them cut before the proxy sees it:
+		// bridge.cutValues. The proxy's own log lines are cut here.)
 		opts.hide = func(s string) string { return cutAll(s, values) }
 	}
 	inR, inW := io.Pipe()
@@ -723,7 +724,7 @@ func ExpandHeader(v string, lookup func(name string) (string, error)) (string, e
 			return "", errors.New("a ${ without its }")
 		}
 		name := v[i+2 : i+end]
-		if !envName(name) {
+		if !policy.ValidEnvName(name) {
 			return "", fmt.Errorf("${%s} is not a variable's name", name)
 		}
 		val, err := lookup(name)
@@ -737,28 +738,6 @@ func ExpandHeader(v string, lookup func(name string) (string, error)) (string, e
 		return "", errors.New("a header value holds a line break")
 	}
 	return out.String(), nil
-}
-
-// envName reports whether s is a variable's name: a letter or _, then
-// letters, digits and _.
-func envName(s string) bool {
-	if s == "" || (s[0] >= '0' && s[0] <= '9') {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// headerSecrets is Options.Secrets with the person's values added (see
-// secretValues): a server that echoes its Authorization back into a
-// result has it cut out before the client, and the model, see it.
-type headerSecrets struct {
-	values []string // longest first
-	next   policy.KnownSecrets
 }
 
 // secretValues are the person's secrets the server is sent: each header
@@ -804,32 +783,6 @@ func secretValues(h http.Header, u *url.URL) []string {
 	sort.Slice(values, func(i, j int) bool { return len(values[i]) > len(values[j]) })
 	return values
 }
-
-// Contains reports whether s holds a header value or next's secret.
-func (hs headerSecrets) Contains(s string) bool {
-	for _, v := range hs.values {
-		if strings.Contains(s, v) {
-			return true
-		}
-	}
-	return hs.next != nil && hs.next.Contains(s)
-}
-
-// Redact is s with the header values and next's secrets cut out.
-func (hs headerSecrets) Redact(s string) string {
-	c := hs.cut(s)
-	if c == s && hs.next != nil {
-		// Contains found it in next, which Redact follows.
-		if r, ok := hs.next.(interface{ Redact(string) string }); ok {
-			return r.Redact(s)
-		}
-		return "[REDACTED]"
-	}
-	return redactSecrets(c, hs.next)
-}
-
-// cut replaces each value in s.
-func (hs headerSecrets) cut(s string) string { return cutAll(s, hs.values) }
 
 // displayURL is u as agate shows it: without its query and fragment,
 // and with each path segment of sixteen bytes or more as "…": either may
