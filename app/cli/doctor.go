@@ -445,7 +445,7 @@ func mcpLine(m MCPReport) string {
 		parts = append(parts, fmt.Sprintf("%d started directly (%s; agate mcp install %s)", len(m.Direct), strings.Join(m.Direct, ", "), m.Client))
 	}
 	if len(m.Remote) > 0 {
-		parts = append(parts, fmt.Sprintf("%d over HTTP/SSE, not gated by the proxy (%s)", len(m.Remote), strings.Join(m.Remote, ", ")))
+		parts = append(parts, fmt.Sprintf("%d over HTTP/SSE, not gated (%s; agate mcp install %s runs those it can through agate's bridge)", len(m.Remote), strings.Join(m.Remote, ", "), m.Client))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -174,7 +174,7 @@ func TestDoctorMCP(t *testing.T) {
 		t.Error("doctor changed a client's file")
 	}
 	_, out, _ = runCLI(t, nil, "doctor", "--config", p.Config, "--socket", p.Socket)
-	if !strings.Contains(out, "mcp:       claude-code  1 through agate's proxy; 1 over HTTP/SSE, not gated by the proxy (web)") {
+	if !strings.Contains(out, "mcp:       claude-code  1 through agate's proxy; 1 over HTTP/SSE, not gated (web; agate mcp install claude-code runs those it can through agate's bridge)") {
 		t.Errorf("doctor's text:\n%s", out)
 	}
 }

@@ -13,16 +13,18 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/mcp"
 	"github.com/agatehq/agate/app/mcp/clients"
+	"github.com/agatehq/agate/policy"
 )
 
 func init() {
 	register(&command{
 		name:    "mcp",
-		args:    "run [--name NAME] -- COMMAND [ARGS...] | run --name NAME --url URL [--sse] [--header \"Name: value\"]... | install CLIENT [--project DIR] | uninstall CLIENT [--project DIR]",
+		args:    "run [--name NAME] -- COMMAND [ARGS...] | run --name NAME (--url URL | --url-env VAR) [--sse] [--header \"Name: value\"]... [--header-env Name=VAR]... | install CLIENT [--project DIR] | uninstall CLIENT [--project DIR]",
 		summary: "gate an MCP server's tool calls: run it through agate, or rewrite a client's servers to run through it (and back)",
 		run:     runMCP,
 	})
@@ -68,7 +70,7 @@ func splitCommand(args []string) (flags, command []string) {
 // argument as its value.
 func takesValue(flag string) bool {
 	switch strings.TrimLeft(flag, "-") {
-	case "name", "config", "socket", "pass-env", "url", "header":
+	case "name", "config", "socket", "pass-env", "url", "url-env", "header", "header-env":
 		return true
 	}
 	return false
@@ -83,6 +85,9 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	sse := fs.Bool("sse", false, "the remote server speaks MCP's older HTTP+SSE transport: --url is its event stream")
 	var headers stringList
 	fs.Var(&headers, "header", "a `header` sent to the remote server, \"Name: value\", with ${VAR} taken from the environment; repeat for more")
+	urlEnv := fs.String("url-env", "", "the `variable` that holds the remote server's URL, in place of --url (out of the command line, which any process can read)")
+	var headerEnv stringList
+	fs.Var(&headerEnv, "header-env", "a header sent to the remote server whose value is a variable's, `Name=VAR`; repeat for more")
 	var cf configFlags
 	cf.add(fs)
 	flagArgs, command := splitCommand(args)
@@ -95,11 +100,20 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("run: unexpected %q before the server's command", fs.Arg(0))
 	}
-	if *remote != "" || len(headers) > 0 || *sse {
+	if *remote != "" || *urlEnv != "" || len(headers) > 0 || len(headerEnv) > 0 || *sse {
 		if len(command) > 0 {
 			return usagef("run: --url or a command, not both")
 		}
-		return mcpRunRemote(ctx, e, &cf, *name, *remote, headers, passEnv, *sse)
+		for i, kv := range headerEnv {
+			// Name=VAR is "Name: ${VAR}": the variable's value whole,
+			// itself never expanded again.
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || strings.TrimSpace(k) == "" || strings.ContainsAny(k, ": \t\r\n") || !policy.ValidEnvName(v) {
+				return usagef("run: --header-env number %d: want Name=VAR", i+1)
+			}
+			headers = append(headers, k+": ${"+v+"}")
+		}
+		return mcpRunRemote(ctx, e, &cf, *name, remoteURL{raw: *remote, env: *urlEnv}, headers, passEnv, *sse)
 	}
 	if len(command) == 0 {
 		return usagef("run: no server command (agate mcp run [--name NAME] -- COMMAND [ARGS...])")
@@ -179,14 +193,12 @@ func proxyEnded(e *Env, code int, err error) error {
 
 // mcpRunRemote is `agate mcp run --url URL`: the proxy in front of a
 // remote server, gated as a stdio one is.
-func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL string, headers, passEnv []string, sse bool) error {
-	if rawURL == "" {
+func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name string, where remoteURL, headers, passEnv []string, sse bool) error {
+	switch {
+	case where.raw == "" && where.env == "":
 		return usagef("run: --header and --sse need --url")
-	}
-	// (Neither the URL nor a header is echoed: either may hold a key.)
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return usagef("run: --url: want an http:// or https:// URL")
+	case where.raw != "" && where.env != "":
+		return usagef("run: --url or --url-env, not both")
 	}
 	if name == "" {
 		return usagef("run: a remote server needs --name NAME (its tools are mcp__NAME__TOOL)")
@@ -200,6 +212,21 @@ func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL str
 	}
 	server := mcpServerConfig(paths, name, e.Stderr)
 	lookup := headerLookup(server.scrub, passEnv, os.LookupEnv)
+	rawURL, flagName := where.raw, "--url"
+	if where.env != "" {
+		flagName = "--url-env " + where.env
+		if !policy.ValidEnvName(where.env) {
+			return usagef("run: --url-env: %q is not a variable's name", where.env)
+		}
+		if rawURL, err = lookup(where.env); err != nil {
+			return usagef("run: --url-env: %v", err)
+		}
+	}
+	// (Neither the URL nor a header is echoed: either may hold a key.)
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return usagef("run: %s: want an http:// or https:// URL", flagName)
+	}
 	h := http.Header{}
 	for i, kv := range headers {
 		k, v, ok := strings.Cut(kv, ":")
@@ -228,6 +255,10 @@ func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name, rawURL str
 	return proxyEnded(e, code, err)
 }
 
+// remoteURL is where a remote server is: the URL as given (--url), or
+// the variable that holds it (--url-env).
+type remoteURL struct{ raw, env string }
+
 // headerLookup is the variables a remote server's --header may name: any
 // the client set, but agate's own (AGATE_*: the key store's passphrase,
 // the socket) never, and the config's secrets (scrub) only when passEnv
@@ -253,7 +284,7 @@ func headerLookup(scrub, passEnv []string, getenv func(string) (string, bool)) f
 		}
 		v, ok := getenv(name)
 		if !ok {
-			return "", fmt.Errorf("the header names ${%s}, which is not set", name)
+			return "", fmt.Errorf("${%s} is not set", name)
 		}
 		return v, nil
 	}
@@ -288,6 +319,7 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 	}
 	fs := newFlags(e, "mcp")
 	project := fs.String("project", "", "the project folder whose config to edit (default: the user's)")
+	withRemote := fs.Bool("remote", true, "run remote (HTTP and SSE) servers through agate's bridge too; -remote=false leaves them as they are")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -322,6 +354,7 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 		if undo {
 			res, err = clients.Uninstall(t)
 		} else {
+			opts.Leave = leaveRemote(ctx, e, t, *withRemote)
 			res, err = clients.Install(t, opts)
 		}
 		if err != nil {
@@ -334,11 +367,13 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 		changed = changed || res.Changed
 	}
 	if len(remote) > 0 {
-		fmt.Fprintln(e.Stdout, "\nNot gated by agate's MCP proxy (HTTP/SSE servers, left as they are: one that signs in with OAuth needs the")
-		fmt.Fprintln(e.Stdout, "client's own sign-in; one with a fixed token can run through `agate mcp run --name NAME --url URL")
-		fmt.Fprintln(e.Stdout, "--header 'Authorization: Bearer ${TOKEN}'`, with TOKEN in the server's env):")
+		fmt.Fprintln(e.Stdout, "\nNot gated by agate (remote servers left as they are):")
 		for _, s := range remote {
-			fmt.Fprintf(e.Stdout, "  %s: %s\n", s.Key, s.URL)
+			why := s.Why
+			if why == "" {
+				why = "it does not run through agate"
+			}
+			fmt.Fprintf(e.Stdout, "  %s: %s: %s\n", s.Key, shownURL(s.URL), why)
 		}
 	}
 	if failed {
@@ -352,6 +387,55 @@ func mcpInstall(ctx context.Context, e *Env, args []string, undo bool) error {
 		fmt.Fprintf(e.Stdout, "\nRestart %s for its servers to start as they are now. `agate mcp %s %s` undoes it.\n", pos[0], other, pos[0])
 	}
 	return nil
+}
+
+// probeTimeout bounds how long install waits for a remote server to
+// answer its probe.
+const probeTimeout = 10 * time.Second
+
+// leaveRemote is Install's Leave for t: why each remote server is to
+// stay as it is. A server sent no headers may sign in with OAuth, which
+// only its client can do: it is asked first (an initialize, or its SSE
+// stream opened), and left as it is when it wants a sign-in or cannot
+// be reached. One sent a header has its token in the config: it runs
+// through agate's bridge with it.
+func leaveRemote(ctx context.Context, e *Env, t clients.Target, with bool) func(clients.Server) string {
+	if !with {
+		return func(clients.Server) string { return "left as it is (-remote=false)" }
+	}
+	verdict := map[string]string{}
+	ins, err := clients.Inspect(t)
+	if err != nil {
+		return nil // Install reports the file's error
+	}
+	for _, s := range ins.Remote {
+		if s.Why != "" || len(s.Headers) > 0 || strings.ContainsAny(s.URL, "${") {
+			continue
+		}
+		u, err := url.Parse(s.URL)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(e.Stderr, "asking %s (%s) whether it signs in...\n", s.Key, shownURL(s.URL))
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		err = mcp.ProbeRemote(pctx, mcp.Remote{URL: u, SSE: s.SSE})
+		cancel()
+		switch {
+		case errors.Is(err, mcp.ErrSignIn):
+			verdict[s.Where+"\x00"+s.Key] = "it signs in (OAuth), which only the client can do: its tools are not gated"
+		case err != nil:
+			verdict[s.Where+"\x00"+s.Key] = fmt.Sprintf("agate could not ask it whether it signs in (%v): run the install again once it answers", err)
+		}
+	}
+	return func(s clients.Server) string { return verdict[s.Where+"\x00"+s.Key] }
+}
+
+// shownURL is a URL without its query, which may hold a key.
+func shownURL(raw string) string {
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		return raw[:i] + "?…"
+	}
+	return raw
 }
 
 // printInstall says what one file's edit did.
@@ -368,6 +452,8 @@ func printInstall(e *Env, res clients.Result, undo bool) {
 	for _, s := range res.Rewritten {
 		if undo {
 			fmt.Fprintf(e.Stdout, "  %s: runs %s again, not through agate\n", s.Key, strings.Join(s.Now, " "))
+		} else if s.URL != "" {
+			fmt.Fprintf(e.Stdout, "  %s: now reached through agate's bridge as %s (mcp__%s__*)\n", s.Key, s.Name, s.Name)
 		} else {
 			fmt.Fprintf(e.Stdout, "  %s: now runs through agate as %s (mcp__%s__*)\n", s.Key, s.Name, s.Name)
 		}

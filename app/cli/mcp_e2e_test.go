@@ -8,10 +8,13 @@ import (
 	"io"
 	"log"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -486,13 +489,41 @@ func TestMCPRunNpxConfined(t *testing.T) {
 
 // TestMCPInstallCommand runs `agate mcp install` and `uninstall` for a
 // client, the built binary in a scratch home: the stdio server is
-// rewritten to run through that binary, the HTTP server is named as not
-// gated, and uninstall gives the file back.
+// rewritten to run through that binary; of the remote ones, the one
+// sent a token and the one that answers without a sign-in are reached
+// through agate's bridge, the one that wants a sign-in (401) and the
+// one that cannot be reached are left as they are, each with why; and
+// uninstall gives the file back.
 func TestMCPInstallCommand(t *testing.T) {
 	bin := buildCLI(t)
+	var mu sync.Mutex
+	var probes []string
+	open := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		probes = append(probes, "open "+r.Method)
+		mu.Unlock()
+		if r.Method == http.MethodPost {
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"x","version":"1"}}}`)
+		}
+	}))
+	defer open.Close()
+	signin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		probes = append(probes, "signin "+r.Method)
+		mu.Unlock()
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="x"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer signin.Close()
 	home := t.TempDir()
 	file := filepath.Join(home, ".cursor", "mcp.json")
-	orig := "{\n  \"mcpServers\": {\n    \"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/tmp\"]},\n    \"web\": {\"url\": \"https://mcp.example.com/sse\"}\n  }\n}\n"
+	orig := "{\n  \"mcpServers\": {\n    \"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/tmp\"]},\n" +
+		"    \"open\": {\"url\": \"" + open.URL + "/mcp\"},\n" +
+		"    \"signin\": {\"url\": \"" + signin.URL + "/mcp\"},\n" +
+		"    \"token\": {\"url\": \"https://mcp.example.com/mcp\", \"headers\": {\"Authorization\": \"Bearer ${env:TOK}\"}},\n" +
+		"    \"down\": {\"url\": \"http://127.0.0.1:1/sse\"}\n  }\n}\n"
 	os.MkdirAll(filepath.Dir(file), 0o700)
 	if err := os.WriteFile(file, []byte(orig), 0o600); err != nil {
 		t.Fatal(err)
@@ -508,15 +539,24 @@ func TestMCPInstallCommand(t *testing.T) {
 		return string(out)
 	}
 	out := run("mcp", "install", "cursor")
-	for _, want := range []string{"fs: now runs through agate as fs", "Not gated by agate's MCP proxy", "web: https://mcp.example.com/sse"} {
+	for _, want := range []string{"fs: now runs through agate as fs",
+		"open: now reached through agate's bridge as open", "token: now reached through agate's bridge as token",
+		"Not gated by agate", "signin: " + signin.URL + "/mcp: it signs in (OAuth)", "down: http://127.0.0.1:1/sse: agate could not ask it"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output does not say %q:\n%s", want, out)
 		}
 	}
+	mu.Lock()
+	if strings.Join(probes, ",") != "open POST,open DELETE,signin POST" {
+		t.Errorf("probes: %q", probes)
+	}
+	mu.Unlock()
 	var cfg struct {
 		MCPServers map[string]struct {
 			Command string
 			Args    []string
+			Env     map[string]string
+			URL     string
 		} `json:"mcpServers"`
 	}
 	b, _ := os.ReadFile(file)
@@ -527,10 +567,31 @@ func TestMCPInstallCommand(t *testing.T) {
 	if fs.Command != bin || strings.Join(fs.Args, " ") != "mcp run --name fs -- npx -y @modelcontextprotocol/server-filesystem /tmp" {
 		t.Fatalf("the rewritten server: %+v", fs)
 	}
+	tok := cfg.MCPServers["token"]
+	if tok.Command != bin || strings.Join(tok.Args, " ") != "mcp run --name token --url-env MCP_REMOTE_URL --header-env Authorization=MCP_HEADER_AUTHORIZATION" ||
+		tok.Env["MCP_REMOTE_URL"] != "https://mcp.example.com/mcp" || tok.Env["MCP_HEADER_AUTHORIZATION"] != "Bearer ${env:TOK}" || tok.URL != "" {
+		t.Fatalf("the rewritten remote server: %+v", tok)
+	}
+	if cfg.MCPServers["signin"].URL == "" || cfg.MCPServers["down"].URL == "" {
+		t.Fatalf("a server left as it is was rewritten: %+v", cfg.MCPServers)
+	}
+	// Twice is once: what runs through agate is not asked again.
+	mu.Lock()
+	probes = nil
+	mu.Unlock()
+	if out := run("mcp", "install", "cursor"); !strings.Contains(out, "unchanged") {
+		t.Errorf("a second install: %s", out)
+	}
 	run("mcp", "uninstall", "cursor")
 	if b, _ := os.ReadFile(file); string(b) != orig {
 		t.Fatalf("uninstall did not give the file back:\n%s", b)
 	}
+	// -remote=false leaves every remote server as it is.
+	out = run("mcp", "install", "cursor", "-remote=false")
+	if !strings.Contains(out, "open: "+open.URL+"/mcp: left as it is (-remote=false)") {
+		t.Errorf("-remote=false: %s", out)
+	}
+	run("mcp", "uninstall", "cursor")
 }
 
 func TestServerEnv(t *testing.T) {

@@ -30,6 +30,12 @@ func TestMCPRunRemoteHeaders(t *testing.T) {
 		{"unset", []string{"--header", "X-Key: ${AGATE_TEST_NOT_SET_ANYWHERE_}"}, "agate's own", "", true},
 		{"not set", []string{"--header", "X-Key: ${NOT_SET_ANYWHERE_42}"}, "not set", "", true},
 		{"passed", []string{"--pass-env", "VENDOR_KEY", "--header", "X-Key: ${VENDOR_KEY}"}, "", "vendor-secret-value", false},
+		{"header-env agate's own", []string{"--header-env", "X-Key=AGATE_TEST_PASS"}, "agate's own", "agate-own-value", true},
+		{"header-env config secret", []string{"--header-env", "X-Key=VENDOR_KEY"}, "--pass-env VENDOR_KEY", "vendor-secret-value", true},
+		{"header-env passed", []string{"--pass-env", "VENDOR_KEY", "--header-env", "X-Key=VENDOR_KEY"}, "", "vendor-secret-value", false},
+		{"header-env no name", []string{"--header-env", "X-Key=${VENDOR_KEY}"}, "--header-env number 1", "vendor-secret-value", true},
+		{"header-env colon", []string{"--header-env", "X:Key=VENDOR_KEY"}, "--header-env number 1", "vendor-secret-value", true},
+		{"url-env and url", []string{"--url-env", "REMOTE_URL_T"}, "not both", "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errs := runCLI(t, strings.NewReader(""), append(append([]string{}, base...), tc.args...)...)
@@ -43,6 +49,35 @@ func TestMCPRunRemoteHeaders(t *testing.T) {
 				if s != "" && strings.Contains(out+errs, s) {
 					t.Errorf("the output shows %q:\n%s%s", s, out, errs)
 				}
+			}
+		})
+	}
+}
+
+// TestMCPRunRemoteURLEnv: --url-env takes the URL from a variable, under
+// the rules of a header's: never agate's own, never a config secret
+// unless passed, and a value that is no URL is refused without being
+// echoed.
+func TestMCPRunRemoteURLEnv(t *testing.T) {
+	p := apptest.Paths(t, "[secrets.env]\nVENDOR_URL = \"keystore:vendor\"\n")
+	t.Setenv("AGATE_TEST_URL", "https://127.0.0.1:1/mcp?k=agate-own-url")
+	t.Setenv("VENDOR_URL", "https://127.0.0.1:1/mcp?k=vendor-url-value")
+	t.Setenv("NOT_A_URL_T", "ftp://x/?k=not-a-url-value")
+	base := []string{"mcp", "run", "--config", p.Config, "--socket", p.Socket, "--name", "r"}
+	for _, tc := range []struct{ name, v, want, forbid string }{
+		{"agate's own", "AGATE_TEST_URL", "agate's own", "agate-own-url"},
+		{"config secret", "VENDOR_URL", "--pass-env VENDOR_URL", "vendor-url-value"},
+		{"not a URL", "NOT_A_URL_T", "--url-env NOT_A_URL_T: want an http:// or https:// URL", "not-a-url-value"},
+		{"not set", "NOT_SET_ANYWHERE_43", "not set", ""},
+		{"not a name", "A-B", "not a variable's name", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, strings.NewReader(""), append(append([]string{}, base...), "--url-env", tc.v)...)
+			if code != 2 || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, stderr %q, want %q", code, errs, tc.want)
+			}
+			if tc.forbid != "" && strings.Contains(out+errs, tc.forbid) {
+				t.Errorf("the output shows %q:\n%s%s", tc.forbid, out, errs)
 			}
 		})
 	}

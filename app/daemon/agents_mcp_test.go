@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,12 +97,15 @@ func TestClaudeMCPProxy(t *testing.T) {
 }
 
 // TestClaudeRemoteMCP runs the real Claude Code with the reference
-// everything server in its Streamable HTTP mode, behind `agate-cli mcp
-// run --url` (a stdio server to Claude Code, the person's token given as
-// ${VAR} from the server's env): the echo a rule allows is answered,
-// decided once (the hook steps aside for the proxy), the tool the policy
-// does not know is denied by the proxy and never reaches the server, and
-// the token appears in no command line and no log.
+// everything server in its Streamable HTTP mode, behind a front that
+// wants the person's token, the server's entry ({"type": "http", "url",
+// "headers": {"Authorization": "Bearer ${EV_TOKEN}"}}) rewritten by
+// `agate-cli mcp install claude-code` to run through agate's bridge (a
+// stdio server to Claude Code, which fills in ${EV_TOKEN} in its env):
+// the echo a rule allows is answered, decided once (the hook steps
+// aside for the proxy), the tool the policy does not know is denied by
+// the proxy and never reaches the server, the token appears in no
+// command line and no log, and uninstall gives the entry back.
 func TestClaudeRemoteMCP(t *testing.T) {
 	evBin := agenttest.Install(t, agenttest.MCPEverything)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -130,17 +138,37 @@ func TestClaudeRemoteMCP(t *testing.T) {
 	w.h.ClaudeState(t)
 	w.h.InstallHooks(t, w.bin, "claude-code", w.h.Env())
 	const token = "tok-CANARY-remote-7f1"
+	back, _ := url.Parse("http://127.0.0.1:" + port)
+	rp := httputil.NewSingleHostReverseProxy(back)
+	var refused atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			refused.Add(1)
+			http.Error(w, "sign in", http.StatusUnauthorized)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	defer front.Close()
 	state := filepath.Join(c.h.Home, ".claude.json")
 	var cfg map[string]any
 	b, err := os.ReadFile(state)
 	if err != nil || json.Unmarshal(b, &cfg) != nil {
 		t.Fatalf("~/.claude.json: %v", err)
 	}
-	cfg["mcpServers"] = map[string]any{"everything": map[string]any{"type": "stdio", "command": filepath.Join(c.bin, "agate-cli"),
-		"args": []string{"mcp", "run", "--name", "everything", "--url", "http://127.0.0.1:" + port + "/mcp", "--header", "Authorization: Bearer ${EV_TOKEN}"},
-		"env":  map[string]string{"EV_TOKEN": token}}}
+	cfg["mcpServers"] = map[string]any{"everything": map[string]any{"type": "http", "url": front.URL + "/mcp",
+		"headers": map[string]string{"Authorization": "Bearer ${EV_TOKEN}"}}}
 	agenttest.WriteJSON(t, state, cfg)
-	r := c.h.Run(t, agenttest.Cmd{Bin: c.claude, Args: []string{"-p", "echo it", "--output-format", "json"}, Env: c.env(), Timeout: 120 * time.Second})
+	before, _ := os.ReadFile(state)
+	env := append(c.env(), "EV_TOKEN="+token)
+	r := c.h.Run(t, agenttest.Cmd{Bin: filepath.Join(c.bin, "agate-cli"), Args: []string{"mcp", "install", "claude-code"}, Env: env, Timeout: 30 * time.Second})
+	if r.Code != 0 || !strings.Contains(r.Stdout, "everything: now reached through agate's bridge") {
+		t.Fatalf("agate mcp install: %s", r)
+	}
+	if b, _ := os.ReadFile(state); strings.Contains(string(b), token) {
+		t.Fatal("the install wrote the token's value into the config")
+	}
+	r = c.h.Run(t, agenttest.Cmd{Bin: c.claude, Args: []string{"-p", "echo it", "--output-format", "json"}, Env: env, Timeout: 120 * time.Second})
 	t.Logf("claude -p: %s\nmodel server:\n%s\neverything server:\n%s", r, c.s.Dump(), srvLog.String())
 	if r.Code != 0 {
 		t.Fatalf("claude: %s", r)
@@ -166,4 +194,28 @@ func TestClaudeRemoteMCP(t *testing.T) {
 	if dump := c.auditDump(t); strings.Contains(dump, token) {
 		t.Errorf("the token is in the audit log:\n%s", dump)
 	}
+	if n := refused.Load(); n != 0 {
+		t.Errorf("the front refused %d requests without the token", n)
+	}
+	r = c.h.Run(t, agenttest.Cmd{Bin: filepath.Join(c.bin, "agate-cli"), Args: []string{"mcp", "uninstall", "claude-code"}, Env: env, Timeout: 30 * time.Second})
+	if after, _ := os.ReadFile(state); r.Code != 0 || !bytes.Contains(after, []byte(`"everything": {`)) || !bytes.Contains(after, []byte(`"url": "`+front.URL+`/mcp"`)) {
+		t.Errorf("uninstall (%s) did not give the entry back:\n%s", r, after)
+	} else if !bytes.Equal(mcpServersOf(t, after), mcpServersOf(t, before)) {
+		t.Errorf("uninstall gave back another entry:\n%s\nwant:\n%s", mcpServersOf(t, after), mcpServersOf(t, before))
+	}
+}
+
+// mcpServersOf is the mcpServers member of a Claude Code state file, as
+// JSON.
+func mcpServersOf(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var v struct {
+		MCPServers json.RawMessage `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	json.Compact(&buf, v.MCPServers)
+	return buf.Bytes()
 }

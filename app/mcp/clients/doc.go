@@ -19,10 +19,12 @@
 // one, never wrapped twice.
 //
 // Servers reached over HTTP or SSE (a "url", "httpUrl" or "serverUrl",
-// a type other than stdio or local) are not rewritten and are listed as
-// such: one may sign in with OAuth, which only the client can do (a
-// person puts one with a fixed token behind `agate mcp run --url`
-// themselves). OpenCode's servers ("command" one array: ArgvCommand) get
+// a type other than stdio or local) become stdio servers running agate's
+// bridge (`agate mcp run --url-env`), their URL and headers in the
+// environment and the entry as written kept there for Uninstall (see
+// remote.go); those that sign in through the client (headersHelper,
+// oauth, authProviderType), that Options.Leave says to leave, and
+// Codex's are listed as remote, with why. OpenCode's servers ("command" one array: ArgvCommand) get
 // agate's words in front of the array. Servers it cannot read (an
 // inline table in TOML, a command that is not a string) are listed as
 // skipped, with why.

@@ -17,6 +17,10 @@ const maxSize = 64 << 20
 type Options struct {
 	// Agate is the absolute path of the agate binary the clients run.
 	Agate string
+	// Leave, when set, says why a remote server is to stay as it is
+	// ("" to run it through agate): one that signs in with OAuth, which
+	// only the client can do.
+	Leave func(Server) string
 }
 
 // Result is what one edit of one file did.
@@ -30,8 +34,8 @@ type Result struct {
 	// run through it (Install) or never were (Uninstall).
 	Rewritten []Server
 	Proxied   []Server
-	// Remote are the servers reached over HTTP or SSE: the proxy does
-	// not gate them.
+	// Remote are the servers reached over HTTP or SSE that do not run
+	// through agate, each with Why when Install left it so.
 	Remote []Server
 	// Skipped are the servers agate could not read, each with Why.
 	Skipped []Server

@@ -73,7 +73,7 @@ func TestInstallRoundTrip(t *testing.T) {
 			file:   "claude.json",
 			target: Target{Client: ClaudeCode, Roots: [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}}},
 			// "my tools" is not a valid name: it runs as my_tools.
-			rewritten: "filesystem,git,my tools,plain", remote: "remote",
+			rewritten: "filesystem,git,my tools,plain,remote",
 			check: func(t *testing.T, out []byte) {
 				s := jsonServers(t, out, "mcpServers")
 				want := []any{"mcp", "run", "--name", "filesystem", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/docs"}
@@ -98,7 +98,7 @@ func TestInstallRoundTrip(t *testing.T) {
 		{
 			file:      "settings.jsonc",
 			target:    Target{Client: Gemini, Roots: [][]string{{"mcpServers"}}},
-			rewritten: "everything", remote: "sse", skipped: "bad",
+			rewritten: "everything,sse", skipped: "bad",
 			check: func(t *testing.T, out []byte) {
 				for _, keep := range []string{"// Gemini CLI settings", "// the theme", "/* the everything server */"} {
 					if !bytes.Contains(out, []byte(keep)) {
@@ -291,8 +291,9 @@ func FuzzEditJSON(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"mcpServers":{"a":{"command":"x","args":["--"]},"b":{"command":"/bin/agate","args":["mcp","run","--name","b","--","y"]}}}`))
+	f.Add([]byte(`{"mcpServers":{"r":{"type":"sse","url":"https://h/sse","headers":{"A":"b\u0020c","a-b":"${X}"},"timeout":5}, "s": {"url": "http://[::1]:9/mcp"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tg := Target{Roots: [][]string{{"mcpServers"}}}
+		tg := Target{Client: ClaudeCode, Roots: [][]string{{"mcpServers"}}}
 		out, res, err := editJSON(data, tg, Options{Agate: agate}, false)
 		if err != nil {
 			return
@@ -317,7 +318,7 @@ func FuzzEditJSON(f *testing.F) {
 			if srv == nil {
 				t.Fatalf("server %q gone", s.Key)
 			}
-			var cmd string
+			var cmd, u string
 			var args []string
 			for _, m := range srv.Members {
 				switch literalString(m.Name) {
@@ -325,7 +326,15 @@ func FuzzEditJSON(f *testing.F) {
 					cmd = literalString(m.Value)
 				case "args":
 					args, _ = stringArray(m.Value)
+				case "url", "httpUrl", "serverUrl":
+					u = literalString(m.Value)
 				}
+			}
+			if s.URL != "" {
+				if u != s.URL || cmd != "" {
+					t.Fatalf("remote server %q: url %q command %q, was %q", s.Key, u, cmd, s.URL)
+				}
+				continue
 			}
 			wantCmd, wantArgs := original(s)
 			if cmd != wantCmd || strings.Join(args, "\x00") != strings.Join(wantArgs, "\x00") {
@@ -411,7 +420,7 @@ func TestInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err = Inspect(tg)
-	if err != nil || names(res.Proxied) != "filesystem,git,my tools,plain" || names(res.Rewritten) != "" {
+	if err != nil || names(res.Proxied) != "filesystem,git,my tools,plain,remote" || names(res.Rewritten) != "" || names(res.Remote) != "" {
 		t.Errorf("after install: proxied %q, not %q, %v", names(res.Proxied), names(res.Rewritten), err)
 	}
 	if res, err := Inspect(Target{Client: Cursor, File: filepath.Join(t.TempDir(), "none.json"), Roots: [][]string{{"mcpServers"}}}); err != nil || res.Exists {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agatehq/agate/app/internal/jsonc"
 	"github.com/tailscale/hujson"
@@ -41,7 +42,7 @@ func editJSON(data []byte, t Target, o Options, undo bool) ([]byte, Result, erro
 					res.Skipped = append(res.Skipped, s)
 					continue
 				}
-				editServer(d, d.BoxOf(servers, &m.Value), s, t.ArgvCommand, o, undo, &res)
+				editServer(d, servers, &m.Value, s, t, o, undo, &res)
 			}
 		})
 		if err == nil {
@@ -85,12 +86,18 @@ func walk(d *jsonc.Doc, b jsonc.Box, path, where []string, fn func(where []strin
 	return nil
 }
 
-// editServer rewrites (or restores) one server object, in b.
-func editServer(d *jsonc.Doc, b jsonc.Box, s Server, argvCommand bool, o Options, undo bool, res *Result) {
+// editServer rewrites (or restores) one server object, v in servers.
+func editServer(d *jsonc.Doc, servers jsonc.Box, v *hujson.Value, s Server, t Target, o Options, undo bool, res *Result) {
+	b := d.BoxOf(servers, v)
+	argvCommand := t.ArgvCommand
 	obj := b.Object()
 	if dup, ok := duplicate(obj); ok {
 		s.Why = fmt.Sprintf("it names %q twice", dup)
 		res.Skipped = append(res.Skipped, s)
+		return
+	}
+	if entry, ok := rewrittenRemote(obj, argvCommand); ok {
+		editRewrittenRemote(d, servers, v, s, entry, t, o, undo, res)
 		return
 	}
 	cmd, args, typ := -1, -1, ""
@@ -112,7 +119,30 @@ func editServer(d *jsonc.Doc, b jsonc.Box, s Server, argvCommand bool, o Options
 		if s.URL == "" {
 			s.URL = "(" + typ + ")"
 		}
-		res.Remote = append(res.Remote, s)
+		p := planRemote(t.Client, obj)
+		s.SSE = p.sse
+		for _, h := range p.headers {
+			s.Headers = append(s.Headers, h.name)
+		}
+		entry := jsonc.Raw(v)
+		switch {
+		case p.why != "":
+			s.Why = p.why
+		case !utf8.ValidString(entry):
+			// It would not come back as it was from the environment.
+			s.Why = "its entry is not written in UTF-8"
+		case undo:
+			// Inspect or Uninstall: it does not run through agate.
+		case o.Leave != nil:
+			s.Why = o.Leave(s)
+		}
+		if undo || s.Why != "" {
+			res.Remote = append(res.Remote, s)
+			return
+		}
+		d.Set(servers, v, p.node(obj, o.Agate, s.Name, entry, argvCommand))
+		s.Now = append([]string{o.Agate}, p.args(s.Name)...)
+		res.Rewritten = append(res.Rewritten, s)
 		return
 	}
 	if cmd < 0 {
@@ -202,6 +232,47 @@ func editServer(d *jsonc.Doc, b jsonc.Box, s Server, argvCommand bool, o Options
 	}
 	s.Now = append([]string{newCmd}, newArgs...)
 	res.Rewritten = append(res.Rewritten, s)
+}
+
+// editRewrittenRemote handles a remote server Install rewrote (entry is
+// what it was): Install points it at this agate binary, Uninstall gives
+// entry back as it was written.
+func editRewrittenRemote(d *jsonc.Doc, servers jsonc.Box, v *hujson.Value, s Server, entry string, t Target, o Options, undo bool, res *Result) {
+	b := d.BoxOf(servers, v)
+	obj := b.Object()
+	orig, why := restoreRemote(t.Client, obj, entry, s.Name, t.ArgvCommand)
+	if why != "" {
+		s.Why = why
+		res.Skipped = append(res.Skipped, s)
+		return
+	}
+	p := planRemote(t.Client, orig)
+	s.URL, s.SSE = p.url, p.sse
+	for _, h := range p.headers {
+		s.Headers = append(s.Headers, h.name)
+	}
+	if undo {
+		d.Set(servers, v, jsonc.Lit([]byte(entry)))
+		s.Now = []string{shownURL(p.url)}
+		res.Rewritten = append(res.Rewritten, s)
+		return
+	}
+	cmd, _ := jsonc.Get(obj, "command")
+	if t.ArgvCommand {
+		arr := d.BoxOf(b, cmd)
+		if first := arr.Array().Elements[0]; literalString(first) != o.Agate {
+			d.Set(arr, &arr.Array().Elements[0], jsonc.String(o.Agate))
+			s.Now = append([]string{o.Agate}, p.args(s.Name)...)
+			res.Rewritten = append(res.Rewritten, s)
+			return
+		}
+	} else if literalString(*cmd) != o.Agate {
+		d.Set(b, cmd, jsonc.String(o.Agate))
+		s.Now = append([]string{o.Agate}, p.args(s.Name)...)
+		res.Rewritten = append(res.Rewritten, s)
+		return
+	}
+	res.Proxied = append(res.Proxied, s)
 }
 
 // editCommandArray rewrites (or restores) a server whose command is one

@@ -43,16 +43,18 @@ func TestRoundTripCorpus(t *testing.T) {
 		jsonc     bool
 		rewritten string
 	}{
-		{file: "claude-code.json", target: Target{Roots: [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}}},
-			rewritten: "context7,github,postgres,unicode é ✓"},
-		{file: "vscode-mcp.json", target: Target{Roots: [][]string{{"servers"}}}, jsonc: true,
-			rewritten: "Perplexity,fetch,noargs"},
+		{file: "claude-code.json", target: Target{Client: ClaudeCode, Roots: [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}}},
+			rewritten: "context7,github,postgres,sentry,unicode é ✓"},
+		{file: "vscode-mcp.json", target: Target{Client: VSCode, Roots: [][]string{{"servers"}}}, jsonc: true,
+			rewritten: "Perplexity,fetch,github,noargs"},
+		{file: "gemini-settings.json", target: Target{Client: Gemini, Roots: [][]string{{"mcpServers"}}},
+			rewritten: "docs,events,local"},
 		{file: "codex-config.toml", target: Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}},
 			rewritten: "context7,dotted.name,empty_args,literal,multiline"},
-		{file: "opencode.jsonc", target: Target{Roots: [][]string{{"mcp"}}, ArgvCommand: true}, jsonc: true,
-			rewritten: "escaped,fs,git.tools"},
-		{file: "copilot-mcp-config.json", target: Target{Roots: [][]string{{"mcpServers"}}},
-			rewritten: "demo,playwright"},
+		{file: "opencode.jsonc", target: Target{Client: OpenCode, Roots: [][]string{{"mcp"}}, ArgvCommand: true}, jsonc: true,
+			rewritten: "docs,escaped,fs,git.tools"},
+		{file: "copilot-mcp-config.json", target: Target{Client: Copilot, Roots: [][]string{{"mcpServers"}}},
+			rewritten: "demo,github,playwright"},
 		{file: "codex-dotted.toml", target: Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}},
 			rewritten: "inner,quoted key"},
 		{file: "codex-top-dotted.toml", target: Target{Format: TOML, Roots: [][]string{{"mcp_servers"}}},
@@ -96,6 +98,14 @@ func TestRoundTripCorpus(t *testing.T) {
 			if !bytes.Equal(back, data) {
 				t.Errorf("uninstall does not give the file back:\n%s\nwant:\n%s", diffLines(string(back), string(data)), "")
 			}
+			// Through another agate binary, then back: the same file.
+			moved, _, err := edit(out, tt.target, Options{Agate: "/opt/agate2/agate"}, false)
+			if err != nil {
+				t.Fatalf("install of another binary: %v", err)
+			}
+			if back, _, err := edit(moved, tt.target, Options{}, true); err != nil || !bytes.Equal(back, data) {
+				t.Errorf("uninstall after a move does not give the file back (%v): %s", err, diffLines(string(back), string(data)))
+			}
 		})
 	}
 }
@@ -134,21 +144,28 @@ func TestInstallAgateNotUTF8(t *testing.T) {
 
 // TestInstallOpenCodeAndCopilot: OpenCode's servers ("command" one
 // array) and Copilot CLI's ("type": "local") run through agate's proxy
-// with every other key kept, remote ones are listed as not gated, and a
+// with every other key kept, remote ones through its bridge, and a
 // server whose command is not a list of strings is skipped with why.
 func TestInstallOpenCodeAndCopilot(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "roundtrip", "opencode.jsonc"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, res, err := editJSON(data, Target{Roots: [][]string{{"mcp"}}, ArgvCommand: true}, Options{Agate: agate}, false)
+	out, res, err := editJSON(data, Target{Client: OpenCode, Roots: [][]string{{"mcp"}}, ArgvCommand: true}, Options{Agate: agate}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if names(res.Remote) != "docs" || names(res.Skipped) != "broken" || !strings.Contains(res.Skipped[0].Why, "not a list of strings") {
+	if names(res.Remote) != "" || names(res.Skipped) != "broken" || !strings.Contains(res.Skipped[0].Why, "not a list of strings") {
 		t.Errorf("remote %v, skipped %v", res.Remote, res.Skipped)
 	}
 	s := jsonServers(t, out, "mcp")
+	// OpenCode's remote server: a local one ("command" one array, its
+	// environment "environment"), the header's {env:TOKEN} as written.
+	wantDocs := []any{agate, "mcp", "run", "--name", "docs", "--url-env", "MCP_REMOTE_URL", "--header-env", "Authorization=MCP_HEADER_AUTHORIZATION"}
+	if env, _ := s["docs"]["environment"].(map[string]any); !reflect.DeepEqual(s["docs"]["command"], wantDocs) || s["docs"]["type"] != "local" ||
+		env["MCP_REMOTE_URL"] != "https://mcp.example.com/mcp" || env["MCP_HEADER_AUTHORIZATION"] != "Bearer {env:TOKEN}" || s["docs"]["url"] != nil || s["docs"]["headers"] != nil {
+		t.Errorf("docs: %v", s["docs"])
+	}
 	want := []any{agate, "mcp", "run", "--name", "fs", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/docs"}
 	if !reflect.DeepEqual(s["fs"]["command"], want) || s["fs"]["environment"] == nil || s["fs"]["enabled"] != true || s["fs"]["args"] != nil {
 		t.Errorf("fs: %v", s["fs"])
@@ -163,15 +180,18 @@ func TestInstallOpenCodeAndCopilot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, res, err = editJSON(data, Target{Roots: [][]string{{"mcpServers"}}}, Options{Agate: agate}, false)
+	out, res, err = editJSON(data, Target{Client: Copilot, Roots: [][]string{{"mcpServers"}}}, Options{Agate: agate}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := jsonServers(t, out, "mcpServers")
+	if c["github"]["type"] != "local" || c["github"]["command"] != agate || c["github"]["tools"] == nil || c["github"]["url"] != nil {
+		t.Errorf("github: %v", c["github"])
+	}
 	if c["demo"]["command"] != agate || !reflect.DeepEqual(c["demo"]["args"], []any{"mcp", "run", "--name", "demo", "--", "node", "/home/me/mcp/demo.js"}) || c["demo"]["tools"] == nil || c["demo"]["type"] != "local" {
 		t.Errorf("demo: %v", c["demo"])
 	}
-	if names(res.Remote) != "github" {
+	if names(res.Remote) != "" {
 		t.Errorf("remote %v", res.Remote)
 	}
 }

@@ -72,6 +72,9 @@ func editTOML(data []byte, t Target, o Options, undo bool) ([]byte, Result, erro
 		}
 		if u, ok := srv["url"].(string); ok {
 			s.URL = u
+			if !undo {
+				s.Why = "agate does not rewrite Codex's remote servers: `agate mcp run --url-env VAR` runs one through agate, written by hand"
+			}
 			res.Remote = append(res.Remote, s)
 			continue
 		}

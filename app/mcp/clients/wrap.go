@@ -21,8 +21,12 @@ type Server struct {
 	Command string
 	Args    []string
 	Now     []string
-	// URL is where a remote server is reached (HTTP or SSE).
-	URL string
+	// URL is where a remote server is reached (HTTP or SSE), SSE
+	// whether over the older SSE transport, Headers the names of the
+	// headers it is sent.
+	URL     string
+	SSE     bool
+	Headers []string
 	// Why says why it was skipped.
 	Why string
 }
