@@ -38,7 +38,7 @@ var testHelpers = []string{"app/internal/apptest", "app/internal/agenttest", "ap
 // OS helpers and the policy's wire words, and the runner of confined
 // calls with the sandbox and the policy's lists; never the policy engine,
 // the daemon or the command line.
-var lean = []string{"app/hooks/agate-hook", "app/hooks/runner", "app/hooks", "app/hooks/agents",
+var lean = []string{"app/hooks/agate-hook", "app/hooks/runner", "app/files/managed", "app/hooks", "app/hooks/agents",
 	"app/hooks/claude", "app/hooks/gemini", "app/hooks/cursor", "app/hooks/codex", "app/hooks/qwen", "app/hooks/copilot", "app/hooks/opencode", "app/hooks/confine", "app/hooks/internal/hookjson",
 	"app/hooks/confine/strict", "app/machine/profile", "policy/stores", "sandbox",
 	"app/api", "app/osutil", "app/internal/strictjson", "policy/schema", "policy/verdict", "policy/shellquote"}
@@ -104,7 +104,7 @@ var rules = []rule{
 	{pkg: "app/hooks/confine", may: []string{"app/hooks/internal/hookjson", "policy/shellquote"},
 		tests: []string{"app/hooks/claude"},
 		why:   "the rewrite of a confined call: bytes in, bytes out"},
-	{pkg: "app/hooks/runner", may: []string{"app/api", "app/hooks", "app/hooks/agents", "app/hooks/confine", "app/osutil", "app/internal/strictjson",
+	{pkg: "app/hooks/runner", may: []string{"app/api", "app/files/managed", "app/hooks", "app/hooks/agents", "app/hooks/confine", "app/osutil", "app/internal/strictjson",
 		"policy/schema", "policy/verdict"},
 		tests: []string{"policy", "keystore"},
 		why:   "the hook runner runs once per tool call: it links neither the policy nor the daemon"},
@@ -136,10 +136,11 @@ var rules = []rule{
 		why: "the audit log owns its file: it imports neither the daemon nor the command line"},
 	{pkg: "app/files/grants", may: []string{"app/osutil", "app/internal/tomledit", "policy"},
 		why: "the grants store owns grants.toml: it imports neither the daemon nor the command line"},
-	{pkg: "app/files/config", may: []string{"app/api", "app/osutil", "app/internal/tomledit", "policy"},
+	{pkg: "app/files/config", may: []string{"app/api", "app/files/managed", "app/osutil", "app/internal/tomledit", "policy"},
 		why: "the config owns config.toml and its copies: it imports neither the daemon nor the command line"},
 	{pkg: "app/files/leaks", may: []string{"app/api", "app/osutil"},
 		why: "the leak record owns leaks.json: it imports neither the daemon nor the command line"},
+	{pkg: "app/files/managed", why: "the managed policy file, where it is and whether it can be trusted: agate-hook reads it, so it links nothing of agate's"},
 	{pkg: "app/files/undo", may: []string{"app/osutil"},
 		why: "the undo store owns the kept copies: it imports neither the daemon nor the command line, and is told what a secret is"},
 

@@ -54,13 +54,18 @@ type Policy struct {
 	domains      []trustedDomain
 	protected    pathSet
 	secretReads  pathSet
-	disabled     map[string]bool // categories switched off
-	agents       map[string]*agentPolicy
-	catalog      *Catalog
-	programs     *Programs // what programs do, for shell calls
-	overlay      string    // the overlay merged in, if any
-	floor        Mode      // the overlay's mode: no agent runs looser than this
-	problems     []*ConfigError
+	// The managed policy's protected and secret paths, which its layer
+	// holds before the mode and the person's rules.
+	mProtected, mSecrets pathSet
+	hasManagedPaths      bool
+	disabled             map[string]bool // categories switched off
+	agents               map[string]*agentPolicy
+	catalog              *Catalog
+	programs             *Programs  // what programs do, for shell calls
+	overlay              string     // the overlay merged in, if any
+	managedRules         *ruleIndex // the managed policy's deny and ask rules (nil: none)
+	floor                Mode       // the overlay's mode: no agent runs looser than this
+	problems             []*ConfigError
 }
 
 type trustedDir struct {
@@ -110,15 +115,29 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 	}
 	p := &Policy{cfg: cfg, opts: o, autoApprove: map[string]bool{}, disabled: map[string]bool{}, agents: map[string]*agentPolicy{}}
 	var errs []*ConfigError
-	at := func(key string, i int) RuleRef {
-		src := cfg.Source
+	// A key the managed policy speaks for comes from its file.
+	mg := cfg.managed
+	var M *Config
+	if mg != nil && mg.failed == nil {
+		M = mg.cfg
+	}
+	from := func(key string) *Config {
+		section := strings.Split(key, ".")
+		if M != nil && (mg.Locked(key) || mg.Locked(section[0]) || len(section) > 1 && mg.Locked(section[0]+"."+section[1])) {
+			return M
+		}
+		return cfg
+	}
+	refIn := func(c *Config, key string, i int) RuleRef {
+		src := c.Source
 		if src == "" {
 			src = "defaults"
-		} else if l := findLine(cfg.data, strings.Split(key, "."), i); l > 0 {
+		} else if l := findLine(c.data, strings.Split(key, "."), i); l > 0 {
 			src = fmt.Sprintf("%s:%d", src, l)
 		}
 		return RuleRef{Source: src}
 	}
+	at := func(key string, i int) RuleRef { return refIn(from(key), key, i) }
 	fail := func(key string, i int, err error) {
 		errs = append(errs, cfg.errAt(key, i, "%v", err))
 	}
@@ -135,14 +154,54 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 			p.disabled[k] = true
 		}
 	}
-	var hardDeny, rules []rule
+	var hardDeny, rules, managedRules, managedAllow []rule
+	if mg != nil && mg.failed != nil {
+		p.mode, p.floor = Stricter(p.mode, ModeManual), ModeManual
+	}
+	if M != nil {
+		if mg.has("auto.mode") {
+			if mm, err := ParseMode(M.Auto.Mode); err == nil {
+				if mm > p.mode {
+					p.problems = append(p.problems, cfg.errAt("auto.mode", -1, "refused, the managed policy (%s) does not allow it: mode %q is looser than %q", mg.Source, p.mode, mm))
+				}
+				p.mode, p.floor = Stricter(p.mode, mm), mm
+			}
+		}
+		// (M holds the defaults where the file is silent: only what it
+		// writes is the managed layer's.)
+		for i, s := range managedList(mg, "auto.hard_deny", M.Auto.HardDeny) {
+			r, err := parseRule(s, true)
+			if err != nil {
+				errs = append(errs, M.errAt("auto.hard_deny", i, "%v", err))
+				continue
+			}
+			r.ref.Source = refIn(M, "auto.hard_deny", i).Source
+			hardDeny = append(hardDeny, r.expandHome(o.Home))
+		}
+		for i, s := range managedList(mg, "auto.rules", M.Auto.Rules) {
+			r, err := parseRule(s, false)
+			if err != nil {
+				errs = append(errs, M.errAt("auto.rules", i, "%v", err))
+				continue
+			}
+			r.ref.Source = refIn(M, "auto.rules", i).Source
+			if r.verdict == Allow {
+				managedAllow = append(managedAllow, r.expandHome(o.Home))
+			} else {
+				managedRules = append(managedRules, r.expandHome(o.Home))
+			}
+		}
+		p.problems = append(p.problems, cfg.managedProblems...)
+	} else if mg != nil {
+		p.problems = append(p.problems, cfg.managedProblems...)
+	}
 	for i, s := range cfg.Auto.HardDeny {
 		r, err := parseRule(s, true)
 		if err != nil {
 			fail("auto.hard_deny", i, err)
 			continue
 		}
-		r.ref.Source = at("auto.hard_deny", i).Source
+		r.ref.Source = refIn(cfg, "auto.hard_deny", i).Source
 		hardDeny = append(hardDeny, r.expandHome(o.Home))
 	}
 	for i, s := range cfg.Auto.Rules {
@@ -151,11 +210,22 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 			fail("auto.rules", i, err)
 			continue
 		}
-		r.ref.Source = at("auto.rules", i).Source
+		r.ref.Source = refIn(cfg, "auto.rules", i).Source
 		rules = append(rules, r.expandHome(o.Home))
 	}
+	rules = append(rules, managedAllow...)
 	p.hardDeny, p.rules = newRuleIndex(hardDeny), newRuleIndex(rules)
-	for i, d := range cfg.Auto.TrustedDirs {
+	if len(managedRules) > 0 {
+		p.managedRules = newRuleIndex(managedRules)
+	}
+	trustedDirs, trustedDomains := cfg.Auto.TrustedDirs, cfg.Auto.TrustedDomains
+	if from("auto.trusted_dirs") == M && M != nil {
+		trustedDirs = M.Auto.TrustedDirs
+	}
+	if from("auto.trusted_domains") == M && M != nil {
+		trustedDomains = M.Auto.TrustedDomains
+	}
+	for i, d := range trustedDirs {
 		ref := at("auto.trusted_dirs", i)
 		ref.Text = d
 		dir := absPath(d, "/", o.Home)
@@ -172,7 +242,7 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 		}
 		p.trusted = append(p.trusted, trustedDir{dir: dir, ref: ref})
 	}
-	for i, d := range cfg.Auto.TrustedDomains {
+	for i, d := range trustedDomains {
 		ref := at("auto.trusted_domains", i)
 		ref.Text = d
 		p.domains = append(p.domains, trustedDomain{host: strings.ToLower(strings.TrimSuffix(d, ".")), ref: ref})
@@ -194,10 +264,30 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 		}
 	}
 	for i, s := range cfg.Auto.ProtectedPaths {
-		ref := at("auto.protected_paths", i)
+		ref := refIn(cfg, "auto.protected_paths", i)
 		ref.Text = s
 		if err := p.protected.add(s, ref, o); err != nil {
 			fail("auto.protected_paths", i, err)
+		}
+	}
+	if M != nil {
+		for i, s := range managedList(mg, "auto.protected_paths", M.Auto.ProtectedPaths) {
+			ref := refIn(M, "auto.protected_paths", i)
+			ref.Text = s
+			if err := p.protected.add(s, ref, o); err != nil {
+				errs = append(errs, M.errAt("auto.protected_paths", i, "%v", err))
+			}
+			p.mProtected.add(s, ref, o)
+			p.hasManagedPaths = true
+		}
+		for i, s := range managedList(mg, "auto.secret_paths", M.Auto.SecretPaths) {
+			ref := refIn(M, "auto.secret_paths", i)
+			ref.Text = s
+			if err := p.secretReads.add(s, ref, o); err != nil {
+				errs = append(errs, M.errAt("auto.secret_paths", i, "%v", err))
+			}
+			p.mSecrets.add(s, ref, o)
+			p.hasManagedPaths = true
 		}
 	}
 	for _, st := range SecretStores() {
@@ -213,7 +303,7 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 		p.secretReads.add(path.Clean(o.StateDir), RuleRef{Text: o.StateDir, Source: "built-in (agate's key store)"}, o)
 	}
 	for i, s := range cfg.Auto.SecretPaths {
-		ref := at("auto.secret_paths", i)
+		ref := refIn(cfg, "auto.secret_paths", i)
 		ref.Text = s
 		if err := p.secretReads.add(s, ref, o); err != nil {
 			fail("auto.secret_paths", i, err)
@@ -253,6 +343,14 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 		return nil, joinConfigErrors(errs)
 	}
 	return p, nil
+}
+
+// managedList is list when the managed file writes key, else nothing.
+func managedList(m *Managed, key string, list []string) []string {
+	if m.set[key] {
+		return list
+	}
+	return nil
 }
 
 // expandHome rewrites an argument glob that starts with "~/".

@@ -35,11 +35,18 @@ type Config struct {
 	Programs map[string]ProgramSpec `toml:"programs"`
 	// MCP is the [mcp] section: agate's MCP proxy, per server.
 	MCP MCP `toml:"mcp"`
+	// Managed is the [managed] section, read only from the managed
+	// policy file (ParseManaged).
+	Managed ManagedSection `toml:"managed"`
 
 	// Source names where the config came from: a file path, or "" for the
 	// built-in defaults.
 	Source string `toml:"-"`
 	data   []byte // the text it was parsed from, for line numbers
+	// managed is the managed layer Apply put over it, and what it
+	// refused of this config.
+	managed         *Managed
+	managedProblems []*ConfigError
 }
 
 // Auto is the [auto] section, the permission policy. It reads eVi's [auto]
@@ -233,8 +240,15 @@ func DefaultConfig() *Config {
 // problem found is reported, each as a *ConfigError naming file, line and
 // key; on any error nothing is returned, so nothing is partly applied.
 func Parse(name string, data []byte) (*Config, error) {
+	cfg, _, err := parse(name, data, false)
+	return cfg, err
+}
+
+// parse is Parse, with what the decoder read; managed allows the
+// [managed] section.
+func parse(name string, data []byte, managed bool) (*Config, toml.MetaData, error) {
 	if len(data) > MaxConfigSize {
-		return nil, &ConfigError{File: name, Err: fmt.Errorf("file is %d bytes, more than the %d allowed", len(data), MaxConfigSize)}
+		return nil, toml.MetaData{}, &ConfigError{File: name, Err: fmt.Errorf("file is %d bytes, more than the %d allowed", len(data), MaxConfigSize)}
 	}
 	cfg := DefaultConfig()
 	cfg.Tools = map[string]bool{}
@@ -242,9 +256,9 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, &ConfigError{File: name, Line: pe.Position.Line, Key: pe.LastKey, Err: errors.New(pe.Message)}
+			return nil, md, &ConfigError{File: name, Line: pe.Position.Line, Key: pe.LastKey, Err: errors.New(pe.Message)}
 		}
-		return nil, &ConfigError{File: name, Err: err}
+		return nil, md, &ConfigError{File: name, Err: err}
 	}
 	// The [tools] toggles not written keep their defaults.
 	for k, v := range DefaultConfig().Tools {
@@ -259,11 +273,15 @@ func Parse(name string, data []byte) (*Config, error) {
 		errs = append(errs, &ConfigError{File: name, Line: findLine(data, k, -1), Key: k.String(),
 			Err: errors.New("unknown key")})
 	}
+	if !managed && md.IsDefined("managed") {
+		errs = append(errs, &ConfigError{File: name, Line: findLine(data, toml.Key{"managed"}, -1), Key: "managed",
+			Err: errors.New("[managed] belongs in the managed policy file an administrator installs, not here")})
+	}
 	errs = append(errs, cfg.check()...)
 	if len(errs) > 0 {
-		return nil, joinConfigErrors(errs)
+		return nil, md, joinConfigErrors(errs)
 	}
-	return cfg, nil
+	return cfg, md, nil
 }
 
 // joinConfigErrors sorts errors by line and joins them.

@@ -27,6 +27,7 @@ type Layer = verdict.Layer
 // The layers, in the order Decide consults them.
 const (
 	LayerHardDeny    = verdict.LayerHardDeny
+	LayerManaged     = verdict.LayerManaged
 	LayerGuardrail   = verdict.LayerGuardrail
 	LayerTools       = verdict.LayerTools
 	LayerMode        = verdict.LayerMode

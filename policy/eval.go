@@ -108,16 +108,21 @@ func (p *Policy) Decide(r *Request) Decision {
 	if d.Verdict == Allow && len(c.owned) > 0 {
 		d.Reason += "; " + strings.Join(c.owned, ", ") + " this session made itself, unchanged since: nothing of yours is lost"
 	}
-	if d.Verdict == Ask && c.shell != nil {
+	// A managed ask is put to the person each time: nothing is offered
+	// to remember (a grant would never be consulted before it), nor a
+	// confined run in its place.
+	if d.Verdict == Ask && c.shell != nil && d.Layer != LayerManaged {
 		d.Approved = p.approvedConfinement(c)
 	}
-	if d.Verdict == Ask {
+	if d.Verdict == Ask && d.Layer != LayerManaged {
 		g := Grant{Tool: escapeGlob(c.t.name), Risks: c.risks.Without(ungrantable)}
 		if c.t.known && c.t.canonical != "" && !strings.ContainsAny(c.t.canonical, "*?[") {
 			g.Tool = c.t.canonical
 		}
 		d.Grant = g
 		d.Proposals = p.proposals(c)
+	}
+	if d.Verdict == Ask {
 		if !r.Interactive {
 			d.Verdict, d.Unattended = Deny, true
 			d.Reason = "nobody can be asked, so it is denied: " + d.Reason
@@ -142,6 +147,21 @@ func (p *Policy) decide(c *call) Decision {
 		if m, what := p.ruleMatches(ru, c); m {
 			return Decision{Verdict: Deny, Layer: LayerHardDeny, Rule: &ru.ref,
 				Reason: fmt.Sprintf("hard_deny %s matched %s", ru.ref.String(), what)}
+		}
+	}
+	// The managed policy's deny and ask rules: before the mode, the
+	// person's rules, grants and the sandbox, none of which can loosen
+	// them.
+	if p.managedRules != nil {
+		if d, ok := p.matchRuleList(c, p.managedRules); ok {
+			d.Layer = LayerManaged
+			d.Reason = "the managed policy's " + d.Reason
+			return d
+		}
+	}
+	if p.hasManagedPaths {
+		if d, ok := p.managedPaths(c); ok {
+			return d
 		}
 	}
 	// 2. Guardrails: catastrophic shell commands.
@@ -384,6 +404,33 @@ func (p *Policy) protectedLayer(c *call) (Decision, bool) {
 	}
 	if c.risks.Has(Secret) && c.secret != "" {
 		return Decision{Verdict: Ask, Layer: LayerProtected, Reason: "its arguments carry a " + c.secret}, true
+	}
+	return Decision{}, false
+}
+
+// managedPaths is the managed policy's protected and secret paths: a
+// write or a read there asks, whatever the mode or the person's rules.
+func (p *Policy) managedPaths(c *call) (Decision, bool) {
+	for _, w := range c.writes {
+		if ref, ok := p.mProtected.match(w); ok {
+			return Decision{Verdict: Ask, Layer: LayerManaged, Rule: ref,
+				Reason: fmt.Sprintf("it writes %s, a path the managed policy protects (%s)", w, ref.String())}, true
+		}
+	}
+	for _, rd := range c.reads {
+		if isTemplate(rd) {
+			continue
+		}
+		ref, ok := p.mSecrets.match(rd)
+		if !ok && !strings.ContainsAny(rd, "*?[") {
+			ref, _, ok = p.mSecrets.under(rd, p.opts.Home)
+		} else if !ok {
+			ref, ok = p.mSecrets.matchGlob(rd)
+		}
+		if ok {
+			return Decision{Verdict: Ask, Layer: LayerManaged, Rule: ref,
+				Reason: fmt.Sprintf("it reads %s, which the managed policy says holds secrets (%s)", rd, ref.String())}, true
+		}
 	}
 	return Decision{}, false
 }

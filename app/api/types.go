@@ -422,6 +422,23 @@ type Status struct {
 	// Proxies are the live MCP proxies (`agate mcp run`): the agents'
 	// hooks step aside for the tools they have listed.
 	Proxies []ProxyStatus `json:"mcp_proxies,omitempty"`
+	// Managed is the managed policy an administrator installed, when
+	// there is one.
+	Managed *ManagedStatus `json:"managed,omitempty"`
+}
+
+// ManagedStatus is the managed policy's state.
+type ManagedStatus struct {
+	File    string `json:"file"`
+	InForce bool   `json:"in_force"`
+	// Error says why it is not in force (the policy then fails closed:
+	// manual mode, yolo off).
+	Error string `json:"error,omitempty"`
+	// Refused are what it refused of the person's config, each naming the
+	// file, line and key.
+	Refused []string `json:"refused,omitempty"`
+	// Locked are the keys of config.toml it speaks for.
+	Locked []string `json:"locked,omitempty"`
 }
 
 // ProxyStatus is one live MCP proxy.

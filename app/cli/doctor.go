@@ -37,7 +37,9 @@ func init() {
 type Report struct {
 	Config      string `json:"config"`
 	ConfigError string `json:"config_error,omitempty"`
-	Daemon      string `json:"daemon"` // "running (pid N)" or why not
+	// Managed is the managed policy an administrator installed.
+	Managed *api.ManagedStatus `json:"managed,omitempty"`
+	Daemon  string             `json:"daemon"` // "running (pid N)" or why not
 	// Unasked is [sandbox] confine_unasked: whether what agate lets
 	// through on its own judgment runs confined to it.
 	Unasked  ConfineReport       `json:"confine_unasked"`
@@ -109,10 +111,13 @@ func Doctor(ctx context.Context, p api.Paths) *Report {
 	cfg, err := config.Read(p)
 	if err != nil {
 		r.ConfigError = err.Error()
-		cfg = policy.DefaultConfig()
+		cfg = config.UnderManaged(policy.DefaultConfig())
 	}
 	if r.ConfigError != "" {
 		problem("the config is broken (the daemon keeps its last good policy): %s", firstLine(r.ConfigError))
+	}
+	if r.Managed = config.ManagedStatus(cfg); r.Managed != nil && !r.Managed.InForce {
+		problem("the managed policy %s is not in force, so agate fails closed (manual mode, yolo off): %s", r.Managed.File, firstLine(r.Managed.Error))
 	}
 
 	sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
@@ -384,6 +389,7 @@ func (r *Report) print(w io.Writer) {
 		fmt.Fprintf(w, "\n  BROKEN: %s", strings.ReplaceAll(r.ConfigError, "\n", "\n          "))
 	}
 	fmt.Fprintln(w)
+	printManaged(w, "managed:   ", r.Managed)
 	fmt.Fprintf(w, "daemon:    %s\n", r.Daemon)
 	s := r.Sandbox
 	fmt.Fprintf(w, "sandbox:   enabled=%v launcher=%s available=%v network_isolation=%v fail_closed=%v\n", s.Enabled, s.Launcher, s.Available, s.NetworkIsolation, s.FailClosed)

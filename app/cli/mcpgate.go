@@ -394,7 +394,7 @@ func mcpServerConfig(paths api.Paths, name string, stderr io.Writer) mcpServer {
 	ct, err := config.ReadFile(paths, config.ReadOnly)
 	var cfg *policy.Config
 	if err == nil {
-		cfg, err = policy.Parse(ct.Source, ct.Data)
+		cfg, err = config.Parse(ct)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "agate mcp %s: the config cannot be read (%v): personal data in results is redacted\n", name, err)

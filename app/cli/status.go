@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -51,6 +52,7 @@ func cmdStatus(ctx context.Context, e *Env, args []string) error {
 	if st.ConfigError != "" {
 		fmt.Fprintf(e.Stdout, "  CONFIG ERROR (the last good policy is in force):\n    %s\n", strings.ReplaceAll(st.ConfigError, "\n", "\n    "))
 	}
+	printManaged(e.Stdout, "  managed:    ", st.Managed)
 	who := "nobody (asks go to the agent's own prompt, or are denied)"
 	if len(st.Prompters) > 0 {
 		who = strings.Join(st.Prompters, ", ")
@@ -87,4 +89,21 @@ func cmdStatus(ctx context.Context, e *Env, args []string) error {
 			p.Server, cmp.Or(p.Client, "an MCP client"), p.PID, p.ClientPID, p.Tools, p.Since.Local().Format(time.TimeOnly))
 	}
 	return nil
+}
+
+// printManaged says what the managed policy does, after head; nothing
+// when there is none.
+func printManaged(w io.Writer, head string, m *api.ManagedStatus) {
+	if m == nil {
+		return
+	}
+	pad := strings.Repeat(" ", len(head))
+	if !m.InForce {
+		fmt.Fprintf(w, "%s%s is NOT in force, so agate fails closed (manual mode, yolo off):\n%s  %s\n", head, m.File, pad, strings.ReplaceAll(m.Error, "\n", "\n  "+pad))
+		return
+	}
+	fmt.Fprintf(w, "%s%s is in force (set by your organization): %d key(s) locked\n", head, m.File, len(m.Locked))
+	for _, r := range m.Refused {
+		fmt.Fprintf(w, "%s  %s\n", pad, r)
+	}
 }

@@ -172,7 +172,7 @@ func (d *Daemon) load(mode config.Mode) *policyState {
 		st.err = err
 		return st
 	}
-	cfg, err := policy.Parse(ct.Source, ct.Data)
+	cfg, err := config.Parse(ct)
 	if err != nil {
 		st.err = err
 		return st
@@ -196,6 +196,7 @@ func (d *Daemon) load(mode config.Mode) *policyState {
 func (d *Daemon) fallback(cause error) (*policyState, error) {
 	cfg := policy.DefaultConfig()
 	cfg.Auto.Mode = "manual"
+	cfg = config.UnderManaged(cfg)
 	pol, err := policy.Compile(cfg, machine.PolicyOptions(d.paths))
 	if err != nil {
 		return nil, fmt.Errorf("compile the fallback policy: %w", err)
@@ -877,6 +878,7 @@ func (d *Daemon) Status() *api.Status {
 		s.LeaksError = err.Error()
 	}
 	s.Proxies = d.proxies.status()
+	s.Managed = config.ManagedStatus(st.cfg)
 	return s
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/app/files/grants"
+	"github.com/agatehq/agate/app/files/managed"
 	"github.com/agatehq/agate/watcher"
 )
 
@@ -37,6 +38,29 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 			d.logger.Printf("watch grants: %v", err)
 		}
 	}()
+	// The managed policy's file applies live as the person's does, where
+	// its folder is there to watch.
+	mdone := make(chan struct{})
+	if mdir := filepath.Dir(managed.Path); dirExists(mdir) {
+		go func() {
+			defer close(mdone)
+			err := watcher.Watch(ctx, watcher.Config[*policyState]{
+				Dir:   mdir,
+				Files: []string{filepath.Base(managed.Path)},
+				Load: func(context.Context) (*policyState, error) {
+					st := d.load(config.Live)
+					return st, st.err
+				},
+				Apply: d.apply,
+				Fail:  d.configFailed,
+			})
+			if err != nil {
+				d.logger.Printf("watch the managed policy: %v (its edits apply at the next start)", err)
+			}
+		}()
+	} else {
+		close(mdone)
+	}
 	err := watcher.Watch(ctx, watcher.Config[*policyState]{
 		Dir:   dir,
 		Files: []string{filepath.Base(d.paths.Config)},
@@ -51,6 +75,13 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 		d.logger.Printf("watch config: %v (edits will not apply live)", err)
 	}
 	<-done
+	<-mdone
+}
+
+// dirExists reports whether dir is a folder.
+func dirExists(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
 }
 
 // apply puts a good config in force.

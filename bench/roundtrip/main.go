@@ -29,7 +29,11 @@ func main() {
 	ctx := context.Background()
 	req := &api.DecideRequest{Tool: "Bash", Args: map[string]any{"command": *command},
 		Agent: "claude-code", Session: "bench", Cwd: *cwd, Workspace: *cwd}
-	var status, decide []time.Duration
+	// As agate-hook sends it: the agent's prompt behind it, and a run
+	// that can be rewritten into the sandbox.
+	hookReq := &api.DecideRequest{Tool: "Bash", Args: map[string]any{"command": *command},
+		Agent: "claude-code", Session: "bench", Cwd: *cwd, Interactive: true, AgentPrompt: true, ToolUseID: "toolu_bench"}
+	var status, decide, hook []time.Duration
 	for i := 0; i < 5+*n; i++ {
 		c := &api.Client{} // a new client: a new connection, as a hook process has
 		start := time.Now()
@@ -47,15 +51,25 @@ func main() {
 		if resp.Decision != verdict.Allow {
 			fail(fmt.Errorf("the call was not allowed: %s (%s)", resp.Decision, resp.Reason))
 		}
+		c = &api.Client{}
+		start = time.Now()
+		resp, err = c.Decide(ctx, hookReq)
+		if err != nil {
+			fail(err)
+		}
+		dh := time.Since(start)
+		if resp.Decision != verdict.Allow {
+			fail(fmt.Errorf("the hook's call was not allowed: %s (%s)", resp.Decision, resp.Reason))
+		}
 		if i >= 5 {
-			status, decide = append(status, ds), append(decide, dd)
+			status, decide, hook = append(status, ds), append(decide, dd), append(hook, dh)
 		}
 	}
 	fmt.Printf("%-28s %10s %10s\n", "request", "median", "p90")
 	for _, r := range []struct {
 		name string
 		d    []time.Duration
-	}{{"approvals (socket+HTTP)", status}, {"decide (audit synced)", decide}} {
+	}{{"approvals (socket+HTTP)", status}, {"decide (audit synced)", decide}, {"decide as agate-hook asks", hook}} {
 		sort.Slice(r.d, func(i, j int) bool { return r.d[i] < r.d[j] })
 		fmt.Printf("%-28s %10v %10v\n", r.name, r.d[len(r.d)/2].Round(time.Microsecond), r.d[len(r.d)*9/10].Round(time.Microsecond))
 	}

@@ -60,6 +60,7 @@ type Layer string
 // The layers, in the order Decide consults them.
 const (
 	LayerHardDeny    Layer = "hard_deny"
+	LayerManaged     Layer = "managed" // the managed policy's deny and ask rules
 	LayerGuardrail   Layer = "guardrail"
 	LayerTools       Layer = "tools"          // the category is switched off in [tools]
 	LayerMode        Layer = "mode"           // yolo, plan, manual

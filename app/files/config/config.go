@@ -136,23 +136,24 @@ func readLastGood(p api.Paths) (data []byte, saved string, ok bool, err error) {
 	return rest, saved, true, nil
 }
 
-// Read reads and parses the config file named by p without ever
-// writing it (see ReadOnly). Commands that run per call (check, sandbox)
+// Read reads and parses the config file named by p, under the managed
+// policy, without ever writing it (see ReadOnly). Commands that run per call (check, sandbox)
 // and doctor use it.
 func Read(p api.Paths) (*policy.Config, error) {
 	ct, err := ReadFile(p, ReadOnly)
 	if err != nil {
 		return nil, err
 	}
-	return policy.Parse(ct.Source, ct.Data)
+	return Parse(ct)
 }
 
-// Load reads and parses the config file named by p, writing the
+// Load reads and parses the config file named by p, under the managed
+// policy, writing the
 // defaults on a true first run (see AtStart).
 func Load(p api.Paths) (*policy.Config, error) {
 	ct, err := ReadFile(p, AtStart)
 	if err != nil {
 		return nil, err
 	}
-	return policy.Parse(ct.Source, ct.Data)
+	return Parse(ct)
 }

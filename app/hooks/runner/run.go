@@ -26,6 +26,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/files/managed"
 	"github.com/agatehq/agate/app/hooks"
 	"github.com/agatehq/agate/app/hooks/agents"
 	"github.com/agatehq/agate/app/hooks/confine"
@@ -172,6 +173,62 @@ const defaultApprovalTimeout = 120 * time.Second
 // on_daemon_down = "deny": it fails closed. Whether a call runs confined
 // is the daemon's to say (DecideResponse.Sandbox), not the hook's.
 func readHookConfig(p api.Paths) hookConfig {
+	hc := readUserHookConfig(p)
+	return underManaged(hc)
+}
+
+// underManaged is hc under the managed policy (managed.Path): its
+// on_daemon_down = "deny" holds and its timeout is a ceiling; a managed
+// file that cannot be trusted or read fails closed (deny).
+func underManaged(hc hookConfig) hookConfig {
+	data, ok, err := managed.Read()
+	if !ok {
+		return hc
+	}
+	if err != nil {
+		hc.onDownAsk = false
+		return hc
+	}
+	var cfg struct {
+		Approvals struct {
+			Timeout any `toml:"timeout"`
+		} `toml:"approvals"`
+		Hooks struct {
+			OnDaemonDown string `toml:"on_daemon_down"`
+		} `toml:"hooks"`
+	}
+	md, err := toml.Decode(string(data), &cfg)
+	if err != nil {
+		hc.onDownAsk = false
+		return hc
+	}
+	if md.IsDefined("hooks", "on_daemon_down") && cfg.Hooks.OnDaemonDown != "ask" {
+		hc.onDownAsk = false
+	}
+	if d := durationOf(cfg.Approvals.Timeout); d > 0 && d < hc.timeout {
+		hc.timeout = d
+	}
+	return hc
+}
+
+// durationOf is a timeout as config.toml writes it ("120s", or seconds),
+// 0 when it is neither.
+func durationOf(v any) time.Duration {
+	switch v := v.(type) {
+	case string:
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+	case int64:
+		if v > 0 {
+			return time.Duration(v) * time.Second
+		}
+	}
+	return 0
+}
+
+// readUserHookConfig reads the person's config.toml for readHookConfig.
+func readUserHookConfig(p api.Paths) hookConfig {
 	hc := hookConfig{timeout: defaultApprovalTimeout, read: true}
 	data, err := os.ReadFile(p.Config)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -204,15 +261,8 @@ func readHookConfig(p api.Paths) hookConfig {
 			return hc
 		}
 	}
-	switch v := cfg.Approvals.Timeout.(type) {
-	case string:
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			hc.timeout = d
-		}
-	case int64:
-		if v > 0 {
-			hc.timeout = time.Duration(v) * time.Second
-		}
+	if d := durationOf(cfg.Approvals.Timeout); d > 0 {
+		hc.timeout = d
 	}
 	hc.onDownAsk = cfg.Hooks.OnDaemonDown == "ask"
 	return hc
