@@ -58,7 +58,8 @@ var rules = []rule{
 		why: "the benchmarks' floors speak to the daemon as a hook does, through its API client"},
 	{pkg: "ui", may: []string{"app/api", "app/daemon", "app/files/audit", "app/files/config", "app/files/undo", "app/hooks", "app/hooks/settings",
 		"app/machine", "app/version", "assets", "keystore", "policy", "sandbox", "ui/internal/..."},
-		why: "the desktop app drives an in-process daemon and uses the packages that own agate's files"},
+		tests: []string{"app/files/managed"},
+		why:   "the desktop app drives an in-process daemon and uses the packages that own agate's files"},
 	{pkg: "ui/internal/..."},
 	{pkg: ".", may: []string{"app/cli", "sandbox", "ui"}, why: "main is thin"},
 

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -384,3 +385,20 @@ func TestManagedUnderOverlay(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// TestManagedReadmeExample: the managed file the README shows parses.
+func TestManagedReadmeExample(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Skip(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "# /etc/agate/managed.toml\n")
+	if i < 0 {
+		t.Fatal("the README shows no managed file")
+	}
+	j := strings.Index(s[i:], "```")
+	if _, err := ParseManaged("README.md", []byte(s[i:i+j])); err != nil {
+		t.Fatalf("the README's managed file: %v", err)
+	}
+}

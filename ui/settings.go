@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"image/color"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +48,7 @@ type Settings struct {
 
 	banner    *widget.Label // the config error
 	bannerBox *fyne.Container
+	managed   *widget.Label // what the managed policy holds
 	status    *widget.Label // the last edit's outcome
 
 	loading bool // filling widgets from the config: their callbacks must not write
@@ -83,6 +85,10 @@ func NewSettings(fa fyne.App, d *daemon.Daemon, logf func(string, ...any)) *Sett
 	bg := canvas.NewRectangle(color.NRGBA{200, 40, 40, 60})
 	s.bannerBox = container.NewStack(bg, s.banner)
 	s.bannerBox.Hide()
+	s.managed = widget.NewLabel("")
+	s.managed.Wrapping = fyne.TextWrapWord
+	s.managed.Importance = widget.WarningImportance
+	s.managed.Hide()
 	s.status = widget.NewLabel("")
 	s.status.Wrapping = fyne.TextWrapWord
 
@@ -105,7 +111,7 @@ func NewSettings(fa fyne.App, d *daemon.Daemon, logf func(string, ...any)) *Sett
 		container.NewTabItem(TabActivity, s.activity.content),
 	)
 	s.tabs.OnSelected = func(t *container.TabItem) { s.opened(t.Text) }
-	s.win.SetContent(container.NewBorder(s.bannerBox, s.status, nil, nil, s.tabs))
+	s.win.SetContent(container.NewBorder(container.NewVBox(s.bannerBox, s.managed), s.status, nil, nil, s.tabs))
 	s.win.Resize(fyne.NewSize(1100, 700))
 	s.win.SetCloseIntercept(func() {
 		s.visible = false
@@ -210,12 +216,29 @@ func (s *Settings) reload() {
 	} else {
 		s.bannerBox.Hide()
 	}
+	s.showManaged(cfg)
 	s.loading = true
 	defer func() { s.loading = false }()
 	s.general.load(cfg)
 	s.rules.load(cfg)
 	s.trusted.load(cfg)
 	s.sandbox.load(cfg)
+}
+
+// showManaged says which settings the managed policy an administrator
+// installed holds: those are locked here, whatever config.toml says.
+func (s *Settings) showManaged(cfg *policy.Config) {
+	m := cfg.ManagedLayer()
+	switch {
+	case m == nil:
+		s.managed.Hide()
+		return
+	case m.Failed() != nil:
+		s.managed.SetText("Your organization's policy (" + m.Source + ") cannot be used, so agate asks before every call that acts and YOLO is off: " + m.Failed().Error())
+	default:
+		s.managed.SetText("Set by your organization (" + m.Source + "), locked here: " + strings.Join(m.LockedKeys(), ", ") + ".")
+	}
+	s.managed.Show()
 }
 
 // edit applies edits to config.toml and puts them in force at once (the

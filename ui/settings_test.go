@@ -16,6 +16,7 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/daemon"
+	"github.com/agatehq/agate/app/files/managed"
 	"github.com/agatehq/agate/assets"
 	"github.com/agatehq/agate/policy"
 	"github.com/agatehq/agate/sandbox"
@@ -663,5 +664,36 @@ func TestSettingsSandboxSaysWhetherConfined(t *testing.T) {
 	}
 	if n := note(); !strings.HasPrefix(n, "on") && !strings.HasPrefix(n, "off") {
 		t.Errorf("the note says %q", n)
+	}
+}
+
+// TestSettingsShowsManagedLocked: under a managed policy an administrator
+// installed, the settings show the values in force (the managed ones),
+// say they are set by the organization, and lock their controls.
+func TestSettingsShowsManagedLocked(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root: the managed file must be root's to be trusted")
+	}
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	os.Chmod(filepath.Dir(dir), 0o755)
+	file := filepath.Join(dir, "managed.toml")
+	if err := os.WriteFile(file, []byte("[approvals]\nallow_yolo = false\ntimeout = \"30s\"\n[hooks]\non_daemon_down = \"deny\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	was := managed.Path
+	managed.Path = file
+	t.Cleanup(func() { managed.Path = was })
+	d := newTestDaemon(t, "[approvals]\nallow_yolo = true\ntimeout = \"10m\"\n[auto]\nmode = \"yolo\"\n[hooks]\non_daemon_down = \"ask\"\n")
+	s := NewSettings(test.NewTempApp(t), d, t.Logf)
+	g := s.general
+	if !s.managed.Visible() || !strings.Contains(s.managed.Text, "Set by your organization ("+file+")") || !strings.Contains(s.managed.Text, "approvals.timeout") {
+		t.Errorf("the managed note: %v %q", s.managed.Visible(), s.managed.Text)
+	}
+	if !g.allowYolo.Disabled() || !g.timeout.Disabled() || !g.onDown.Disabled() || g.mode.Disabled() {
+		t.Errorf("locked: yolo %v timeout %v on-down %v mode %v", g.allowYolo.Disabled(), g.timeout.Disabled(), g.onDown.Disabled(), g.mode.Disabled())
+	}
+	if g.allowYolo.Checked || g.timeout.Text != "30s" || g.onDown.Selected != "deny" || g.mode.Selected == "YOLO" {
+		t.Errorf("shown: yolo %v timeout %q on-down %q mode %q", g.allowYolo.Checked, g.timeout.Text, g.onDown.Selected, g.mode.Selected)
 	}
 }

@@ -100,6 +100,23 @@ func (t *generalTab) load(cfg *policy.Config) {
 	t.timeout.SetText(cfg.ApprovalTimeout().String())
 	t.timeoutCheck.SetText("")
 	t.onDown.SetSelected(cfg.Hooks.OnDaemonDown)
+	// What the managed policy holds is shown as it is in force, and
+	// locked.
+	m := cfg.ManagedLayer()
+	lock := func(w fyne.Disableable, key string) {
+		if m.Locked(key) {
+			w.Disable()
+		} else {
+			w.Enable()
+		}
+	}
+	lock(t.mode, "auto.mode")
+	lock(t.allowYolo, "approvals.allow_yolo")
+	lock(t.timeout, "approvals.timeout")
+	lock(t.onDown, "hooks.on_daemon_down")
+	for _, box := range t.autoApprove {
+		lock(box, "auto.auto_approve")
+	}
 }
 
 func (t *generalTab) onMode(label string) {
