@@ -164,6 +164,14 @@ func (p *Policy) decide(c *call) Decision {
 			return d
 		}
 	}
+	if server, _, isMCP := splitMCPName(r.Tool); isMCP && r.MCP == nil && p.cfg.managed != nil {
+		// A server's tool the agent calls itself: no proxy of agate's
+		// gates that server, so what it runs is not known.
+		if list, set := p.cfg.managed.MCPServers(); set {
+			return Decision{Verdict: Deny, Layer: LayerManaged,
+				Reason: fmt.Sprintf("the managed policy (%s) allows MCP servers only through agate's proxy, and only %s; no proxy of agate's gates %q", p.cfg.managed.Source, orNone(list), server)}
+		}
+	}
 	// 2. Guardrails: catastrophic shell commands.
 	if c.shell != nil && c.shell.guard != "" {
 		return Decision{Verdict: Deny, Layer: LayerGuardrail, Reason: "guardrail: " + c.shell.guard}
@@ -1375,4 +1383,12 @@ func patchFiles(s string) []patchFile {
 		}
 	}
 	return out
+}
+
+// orNone is a list for a reason: its entries, or "none".
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
 }

@@ -43,6 +43,8 @@ type Managed struct {
 	cfg    *Config
 	set    map[string]bool // the keys the file sets, "auto.mode", "programs", "tools.web"
 	lock   map[string]bool // [managed] lock
+	mcp    []string        // [managed] mcp_servers
+	mcpSet bool            // mcp_servers is written (an empty list allows none)
 	failed error           // the file could not be used: FailedManaged
 }
 
@@ -52,6 +54,12 @@ type ManagedSection struct {
 	// Lock names keys the person's config may not set: "auto.trusted_dirs",
 	// "sandbox.writable", or a whole section ("programs", "catalog").
 	Lock []string `toml:"lock"`
+	// MCPServers, when written, are the only MCP servers agents may use,
+	// by what they run: an npm package ("@modelcontextprotocol/server-
+	// filesystem"), a program's absolute path, or a remote server's URL
+	// (a prefix: "https://mcp.example.com/"). Each runs through agate's
+	// proxy; a tool of a server no proxy gates is denied.
+	MCPServers []string `toml:"mcp_servers"`
 }
 
 // lockable are the keys [managed] lock may name: each key of the fixed
@@ -110,6 +118,16 @@ func ParseManaged(name string, data []byte) (*Managed, error) {
 		}
 	}
 	var errs []*ConfigError
+	if md.IsDefined("managed", "mcp_servers") {
+		m.mcpSet = true
+		for i, e := range cfg.Managed.MCPServers {
+			if !validMCPEntry(e) {
+				errs = append(errs, cfg.errAt("managed.mcp_servers", i, "%q is not an npm package, an absolute path or an https:// URL", e))
+				continue
+			}
+			m.mcp = append(m.mcp, e)
+		}
+	}
 	for i, l := range cfg.Managed.Lock {
 		if !lockable(l) {
 			errs = append(errs, cfg.errAt("managed.lock", i, "%q is not a key the managed policy can lock", l))
@@ -451,4 +469,62 @@ func (m *Managed) LockedKeys() []string {
 	}
 	sort.Strings(out)
 	return slices.Compact(out)
+}
+
+// validMCPEntry reports whether e can name a server in mcp_servers.
+func validMCPEntry(e string) bool {
+	switch {
+	case e == "" || strings.ContainsAny(e, " \t\n\x00"):
+		return false
+	case strings.HasPrefix(e, "https://") || strings.HasPrefix(e, "http://"):
+		return len(e) > len("https://")
+	case strings.HasPrefix(e, "/"):
+		return true
+	}
+	// An npm package: name, or @scope/name.
+	name := e
+	if strings.HasPrefix(e, "@") {
+		scope, rest, ok := strings.Cut(e[1:], "/")
+		if !ok || scope == "" || rest == "" || strings.Contains(rest, "/") {
+			return false
+		}
+		name = rest
+	}
+	return !strings.ContainsAny(name, "/@:\\")
+}
+
+// MCPServers returns the MCP servers the managed policy allows; ok is
+// false when it does not say (any server may run).
+func (m *Managed) MCPServers() (list []string, ok bool) {
+	if m == nil {
+		return nil, false
+	}
+	if m.failed != nil {
+		return nil, true // what it allowed cannot be known: none
+	}
+	return m.mcp, m.mcpSet
+}
+
+// AllowsMCPServer reports whether the managed policy lets a server run
+// that is what ids say (its npm package, its program's absolute path, or
+// its URL). With no mcp_servers, every server may.
+func (m *Managed) AllowsMCPServer(ids ...string) bool {
+	list, set := m.MCPServers()
+	if !set {
+		return true
+	}
+	for _, e := range list {
+		for _, id := range ids {
+			switch {
+			case id == "":
+			case strings.HasPrefix(e, "https://") || strings.HasPrefix(e, "http://"):
+				if strings.HasPrefix(id, e) && (strings.HasSuffix(e, "/") || len(id) == len(e) || strings.ContainsRune("/?#", rune(id[len(e)]))) {
+					return true
+				}
+			case id == e:
+				return true
+			}
+		}
+	}
+	return false
 }

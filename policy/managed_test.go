@@ -296,7 +296,8 @@ func TestManagedHoldsEveryKey(t *testing.T) {
 			}
 		}},
 		// [managed] itself: the person's config may not hold it.
-		"managed.lock": {"", "[managed]\nlock = []\n", nil},
+		"managed.lock":        {"", "[managed]\nlock = []\n", nil},
+		"managed.mcp_servers": {"", "[managed]\nmcp_servers = []\n", nil},
 	}
 	for _, key := range configKeysOf(reflect.TypeOf(Config{})) {
 		r, ok := rows[key]
@@ -400,5 +401,47 @@ func TestManagedReadmeExample(t *testing.T) {
 	j := strings.Index(s[i:], "```")
 	if _, err := ParseManaged("README.md", []byte(s[i:i+j])); err != nil {
 		t.Fatalf("the README's managed file: %v", err)
+	}
+}
+
+// TestManagedMCPServers: with mcp_servers written, a server's tool the
+// agent calls itself (no proxy of agate's gates it) is denied, what a
+// proxy gates is decided as always, and the proxy is told which servers
+// may run, by package, path or URL.
+func TestManagedMCPServers(t *testing.T) {
+	p, eff, _ := managedPolicy(t, "[managed]\nmcp_servers = [\"@modelcontextprotocol/server-filesystem\", \"/opt/mcp/server\", \"https://mcp.example.com/team/\"]\n",
+		yolo+"rules = [\"allow mcp__*\"]\n")
+	d := p.Decide(req(t, "mcp__github__search", `{"q":"x"}`))
+	if d.Verdict != Deny || d.Layer != LayerManaged || !strings.Contains(d.Reason, "only through agate's proxy") {
+		t.Errorf("an ungated server's tool: %v %s %s", d.Verdict, d.Layer, d.Reason)
+	}
+	r := req(t, "mcp__filesystem__read_text_file", `{"path":"/home/u/proj/a.txt"}`)
+	r.MCP = &MCPTool{}
+	if d := p.Decide(r); d.Layer == LayerManaged {
+		t.Errorf("a proxied call: %v %s", d.Verdict, d.Reason)
+	}
+	m := eff.ManagedLayer()
+	for id, want := range map[string]bool{
+		"@modelcontextprotocol/server-filesystem": true, "@modelcontextprotocol/server-everything": false,
+		"/opt/mcp/server": true, "/opt/mcp/server2": false,
+		"https://mcp.example.com/team/mcp": true, "https://mcp.example.com/other/mcp": false, "https://mcp.example.com.evil/team/": false, "": false,
+	} {
+		if m.AllowsMCPServer(id) != want {
+			t.Errorf("AllowsMCPServer(%q) = %v", id, !want)
+		}
+	}
+	none, err := ParseManaged("m", []byte("[managed]\nmcp_servers = []\n"))
+	if err != nil || none.AllowsMCPServer("@modelcontextprotocol/server-filesystem") {
+		t.Errorf("an empty list allows a server (%v)", err)
+	}
+	silent, _ := ParseManaged("m", []byte("[approvals]\ntimeout = \"60s\"\n"))
+	if !silent.AllowsMCPServer("anything") || !(*Managed)(nil).AllowsMCPServer("anything") {
+		t.Error("no mcp_servers must allow every server")
+	}
+	if !FailedManaged("m", nil).Locked("auto.mode") || FailedManaged("m", nil).AllowsMCPServer("@modelcontextprotocol/server-filesystem") {
+		t.Error("a failed managed file allows a server")
+	}
+	if _, err := ParseManaged("m", []byte("[managed]\nmcp_servers = [\"user/repo\"]\n")); err == nil {
+		t.Error("a GitHub spec taken for a package")
 	}
 }

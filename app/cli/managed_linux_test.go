@@ -77,7 +77,8 @@ func TestManagedPolicyAsAnotherUser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const managedText = "[approvals]\nallow_yolo = false\n[auto]\nrules = [\"deny Bash curl *\"]\n[hooks]\non_daemon_down = \"deny\"\n"
+	const managedText = "[approvals]\nallow_yolo = false\n[auto]\nrules = [\"deny Bash curl *\"]\n[hooks]\non_daemon_down = \"deny\"\n" +
+		"[managed]\nmcp_servers = [\"@modelcontextprotocol/server-filesystem\", \"/bin/cat\"]\n"
 	writeManaged(managedText)
 	cli, hook := managedBinaries(t, managedFile)
 
@@ -134,6 +135,26 @@ func TestManagedPolicyAsAnotherUser(t *testing.T) {
 	// Yolo is off: what acts is not waved through.
 	if out := hookSays("wget -q https://example.com"); strings.Contains(out, `"permissionDecision":"allow"`) {
 		t.Fatalf("wget under the person's yolo: %s", out)
+	}
+	// MCP servers: one the managed file does not name never starts; one it
+	// names does; a server's tool no proxy gates is denied.
+	if r := run(t, as(cli, "mcp", "run", "--name", "ev", "--", "npx", "-y", "@modelcontextprotocol/server-everything"), ""); r.code != 126 || !strings.Contains(r.stderr, "does not allow this MCP server") {
+		t.Errorf("a server the managed file does not name: %+v", r)
+	}
+	if r := run(t, as(cli, "mcp", "run", "--name", "ev", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem@npm:evil-fs", "/tmp"), ""); r.code != 126 {
+		t.Errorf("another package under an allowed name: %+v", r)
+	}
+	if r := run(t, as(cli, "mcp", "run", "--name", "cat", "--", "/bin/cat"), ""); r.code == 126 || strings.Contains(r.stderr, "does not allow") {
+		t.Errorf("a server the managed file names: %+v", r)
+	}
+	if r := run(t, as(cli, "mcp", "run", "--name", "r", "--url", "https://mcp.example.com/mcp"), ""); r.code != 126 {
+		t.Errorf("a remote server the managed file does not name: %+v", r)
+	}
+	mcpCall, _ := json.Marshal(map[string]any{"session_id": "s", "transcript_path": filepath.Join(w.tmp, "t.jsonl"), "cwd": w.work,
+		"permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "mcp__github__search_code",
+		"tool_input": map[string]any{"q": "x"}, "tool_use_id": "toolu_2"})
+	if r := run(t, as(hook, "hook", "claude-code"), string(mcpCall)); !strings.Contains(r.stdout, `"permissionDecision":"deny"`) || !strings.Contains(r.stdout, "only through agate's proxy") {
+		t.Errorf("an ungated server's tool: %+v", r)
 	}
 	st := run(t, as(cli, "status"), "")
 	if !strings.Contains(st.stdout, "managed:    "+managedFile+" is in force") || !strings.Contains(st.stdout, "mode yolo is off under the managed policy") {

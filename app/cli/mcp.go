@@ -129,6 +129,10 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 		return err
 	}
 	server := mcpServerConfig(paths, *name, e.Stderr)
+	if err := managedAllows(server.cfg, serverIdentities(command)...); err != nil {
+		fmt.Fprintf(e.Stderr, "agate mcp run: %v\n", err)
+		return &exitError{code: 126, err: errSilent}
+	}
 	env := serverEnv(os.Environ(), server.scrub)
 	home, _ := os.UserHomeDir()
 	var cmd *exec.Cmd
@@ -227,6 +231,10 @@ func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name string, whe
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return usagef("run: %s: want an http:// or https:// URL", flagName)
 	}
+	if err := managedAllows(server.cfg, u.String()); err != nil {
+		fmt.Fprintf(e.Stderr, "agate mcp run: %v\n", err)
+		return &exitError{code: 126, err: errSilent}
+	}
 	h := http.Header{}
 	for i, kv := range headers {
 		k, v, ok := strings.Cut(kv, ":")
@@ -253,6 +261,44 @@ func mcpRunRemote(ctx context.Context, e *Env, cf *configFlags, name string, whe
 		PII:     server.pii,
 	}, mcp.Remote{URL: u, Header: h, SSE: sse})
 	return proxyEnded(e, code, err)
+}
+
+// managedAllows says why the managed policy does not let the server that
+// ids say it is run (its npm package, its program's path, its URL), nil
+// when it does. (The URL is not echoed: it may hold a key.)
+func managedAllows(cfg *policy.Config, ids ...string) error {
+	m := cfg.ManagedLayer()
+	if m.AllowsMCPServer(ids...) {
+		return nil
+	}
+	list, _ := m.MCPServers()
+	allowed := strings.Join(list, ", ")
+	if allowed == "" {
+		allowed = "none"
+	}
+	return fmt.Errorf("the managed policy (%s) does not allow this MCP server; it allows %s", m.Source, allowed)
+}
+
+// serverIdentities are what a server's command runs, as the managed
+// policy's mcp_servers name servers: its npm package, and the absolute
+// path of the program it starts when that is not npx, npm or node.
+func serverIdentities(command []string) []string {
+	if pkg, ok := mcp.PackageOf(command); ok {
+		return []string{pkg}
+	}
+	switch strings.TrimSuffix(filepath.Base(command[0]), ".exe") {
+	case "npx", "npm", "node", "uvx", "uv", "python", "python3", "pipx", "docker", "podman", "sh", "bash", "env":
+		return nil // a runner of something else: not the server
+	}
+	if p, err := exec.LookPath(command[0]); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			if r, err := filepath.EvalSymlinks(abs); err == nil {
+				return []string{abs, r}
+			}
+			return []string{abs}
+		}
+	}
+	return nil
 }
 
 // remoteURL is where a remote server is: the URL as given (--url), or

@@ -398,7 +398,7 @@ func mcpServerConfig(paths api.Paths, name string, stderr io.Writer) mcpServer {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "agate mcp %s: the config cannot be read (%v): personal data in results is redacted\n", name, err)
-		return mcpServer{pii: true, cfg: policy.DefaultConfig()}
+		return mcpServer{pii: true, cfg: config.UnderManaged(policy.DefaultConfig())}
 	}
 	return mcpServer{pii: cfg.MCP.Servers[name].PIIRedact, scrub: append(cfg.SecretEnvNames(), cfg.Secrets.VaultEnv...), cfg: cfg}
 }

@@ -136,6 +136,26 @@ func KnownServer(command []string) (Launch, bool) {
 
 // npxLaunch reads npx's (or npm exec's) arguments.
 func npxLaunch(cat map[string]Known, args []string, npmExec bool) (Launch, bool) {
+	l, ok := npxSpec(args, npmExec)
+	if !ok {
+		return Launch{}, false
+	}
+	k, ok := cat[packageName(l.Spec)]
+	if !ok || !k.describes(specVersion(l.Spec)) {
+		return Launch{}, false
+	}
+	if l.Bin == "" {
+		l.Bin = k.Bins[0]
+	} else if !slices.Contains(k.Bins, l.Bin) {
+		return Launch{}, false
+	}
+	l.Known = k
+	return l, true
+}
+
+// npxSpec reads npx's (or npm exec's) arguments: the package's spec, the
+// program named after --package, the server's own arguments.
+func npxSpec(args []string, npmExec bool) (Launch, bool) {
 	pkg := ""
 	i := 0
 	for ; i < len(args); i++ {
@@ -175,17 +195,64 @@ operands:
 	} else {
 		l.Spec = args[i]
 	}
-	k, ok := cat[packageName(l.Spec)]
-	if !ok || !k.describes(specVersion(l.Spec)) {
-		return Launch{}, false
-	}
-	if l.Bin == "" {
-		l.Bin = k.Bins[0]
-	} else if !slices.Contains(k.Bins, l.Bin) {
-		return Launch{}, false
-	}
-	l.Known = k
 	return l, true
+}
+
+// registryPackage is the package an npm spec names from the registry;
+// ok is false for a spec that names something else under the name (an
+// alias, a git repository, a file, a URL).
+func registryPackage(spec string) (string, bool) {
+	name, version := spec, ""
+	if at := strings.IndexByte(spec[min(1, len(spec)):], '@'); at >= 0 {
+		name, version = spec[:at+1], spec[at+2:]
+	}
+	if name == "" || strings.ContainsAny(name, ":\\ ") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "/") || !fromRegistry(version) {
+		return "", false
+	}
+	if strings.HasPrefix(name, "@") {
+		scope, rest, ok := strings.Cut(name[1:], "/")
+		if !ok || scope == "" || rest == "" || strings.Contains(rest, "/") {
+			return "", false
+		}
+	} else if strings.Contains(name, "/") {
+		return "", false // user/repo is GitHub's
+	}
+	return name, true
+}
+
+// PackageOf returns the npm package a server's command runs: through
+// npx or npm exec (in the forms KnownServer reads), or as `node PATH` to
+// a file under node_modules/PKG/. ok is false for any other command.
+func PackageOf(command []string) (pkg string, ok bool) {
+	if len(command) == 0 {
+		return "", false
+	}
+	switch strings.TrimSuffix(filepath.Base(command[0]), ".exe") {
+	case "npx":
+		if l, ok := npxSpec(command[1:], false); ok {
+			return registryPackage(l.Spec)
+		}
+	case "npm":
+		if len(command) > 1 && (command[1] == "exec" || command[1] == "x") {
+			if l, ok := npxSpec(command[2:], true); ok {
+				return registryPackage(l.Spec)
+			}
+		}
+	case "node":
+		if len(command) > 1 && !strings.HasPrefix(command[1], "-") {
+			p := filepath.ToSlash(command[1])
+			if i := strings.LastIndex(p, "/node_modules/"); i >= 0 {
+				parts := strings.SplitN(p[i+len("/node_modules/"):], "/", 3)
+				if len(parts) >= 2 && strings.HasPrefix(parts[0], "@") {
+					return parts[0] + "/" + parts[1], true
+				}
+				if len(parts) >= 2 && parts[0] != "" {
+					return parts[0], true
+				}
+			}
+		}
+	}
+	return "", false
 }
 
 // specVersion is an npm spec's version: "@scope/pkg@1.2" is "1.2", "pkg"
@@ -201,6 +268,9 @@ func specVersion(spec string) string {
 // given: none or latest (the newest, which the catalog follows), or one
 // not older than MinVersion.
 func (k Known) describes(version string) bool {
+	if !fromRegistry(version) {
+		return false // another package under this name (npm:), a git repository, a file
+	}
 	if k.MinVersion == "" || version == "" || version == "latest" {
 		return true
 	}
@@ -210,6 +280,14 @@ func (k Known) describes(version string) bool {
 	}
 	min, _ := parseVersion(k.MinVersion)
 	return slices.Compare(v, min) >= 0
+}
+
+// fromRegistry reports whether an npm spec's version part names a
+// version of the package from the registry (an exact version, a range or
+// a tag), not another package by alias ("npm:other"), a git repository
+// ("github:u/r", "git+https://..."), a tarball's URL or a file.
+func fromRegistry(version string) bool {
+	return !strings.ContainsAny(version, ":/\\#") && !strings.HasPrefix(version, ".") && !strings.HasPrefix(version, "~/")
 }
 
 // parseVersion reads an exact version, numbers joined by dots ("1.2.3",

@@ -130,3 +130,38 @@ func TestNpmEnv(t *testing.T) {
 		t.Errorf("npm's environment %q", got)
 	}
 }
+
+// TestPackageOf: the npm package a command runs, and nothing for a spec
+// that runs something else under a package's name.
+func TestPackageOf(t *testing.T) {
+	for _, tt := range []struct {
+		command string
+		want    string // "" for none
+	}{
+		{"npx -y @modelcontextprotocol/server-filesystem /x", "@modelcontextprotocol/server-filesystem"},
+		{"npx -y @modelcontextprotocol/server-filesystem@2025.8.1 /x", "@modelcontextprotocol/server-filesystem"},
+		{"npx pkg@^1.2", "pkg"},
+		{"npm exec --package=pkg@1 -- bin", "pkg"},
+		{"node /a/node_modules/@s/p/dist/i.js", "@s/p"},
+		{"node /a/node_modules/p/i.js", "p"},
+		{"npx @modelcontextprotocol/server-filesystem@npm:evil", ""},
+		{"npx pkg@github:e/x", ""},
+		{"npx pkg@git+https://e.example/x.git", ""},
+		{"npx pkg@file:../x", ""},
+		{"npx evil/repo", ""},
+		{"npx ./local", ""},
+		{"npx https://e.example/x.tgz", ""},
+		{"npx --registry=https://e.example pkg", ""},
+		{"uvx mcp-server-git", ""},
+		{"/usr/local/bin/server", ""},
+	} {
+		got, ok := PackageOf(strings.Fields(tt.command))
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("%s: %q %v, want %q", tt.command, got, ok, tt.want)
+		}
+	}
+	// The catalog does not take an alias for the server it knows.
+	if _, ok := KnownServer(strings.Fields("npx -y @modelcontextprotocol/server-filesystem@npm:evil-fs /x")); ok {
+		t.Error("an npm alias is taken for the filesystem server")
+	}
+}
