@@ -28,6 +28,7 @@ type Layer = verdict.Layer
 const (
 	LayerHardDeny    = verdict.LayerHardDeny
 	LayerManaged     = verdict.LayerManaged
+	LayerToken       = verdict.LayerToken
 	LayerGuardrail   = verdict.LayerGuardrail
 	LayerTools       = verdict.LayerTools
 	LayerMode        = verdict.LayerMode

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,10 @@ type Client struct {
 	// Timeout bounds a request that has no deadline of its own; 0 means
 	// none (a decision may wait for a person).
 	Timeout time.Duration
+	// Token is a scoped token (`agate tokens add`), sent as a bearer
+	// token to the tokens' socket; "" takes AGATE_TOKEN from the
+	// environment, and none is the person's own socket.
+	Token string
 
 	once sync.Once
 	err  error
@@ -30,6 +35,9 @@ type Client struct {
 
 func (c *Client) init() {
 	c.once.Do(func() {
+		if c.Token == "" {
+			c.Token = os.Getenv("AGATE_TOKEN")
+		}
 		if c.Socket == "" {
 			p, err := ResolvePaths("", "")
 			if err != nil {
@@ -55,7 +63,7 @@ func (c *Client) do(ctx context.Context, method, route string, in, out any) erro
 		}
 		body = b
 	}
-	resp, err := exchange(ctx, c.Socket, method, Prefix+route, body, c.Timeout)
+	resp, err := exchange(ctx, c.Socket, c.Token, method, Prefix+route, body, c.Timeout)
 	if err != nil {
 		return err
 	}
@@ -164,7 +172,7 @@ func (c *Client) Events(ctx context.Context, approver bool, fn func(Event) error
 		path += "?approver=terminal"
 	}
 	// The stream is long-lived: no client timeout applies.
-	resp, err := exchange(ctx, c.Socket, "GET", path, nil, 0)
+	resp, err := exchange(ctx, c.Socket, c.Token, "GET", path, nil, 0)
 	if err != nil {
 		return err
 	}

@@ -146,7 +146,7 @@ func (c *Client) RegisterMCPProxy(ctx context.Context, p *MCPProxy, ready func(e
 	if err != nil {
 		return err
 	}
-	resp, err := exchange(ctx, c.Socket, "POST", Prefix+"/mcp/proxies", body, 0)
+	resp, err := exchange(ctx, c.Socket, c.Token, "POST", Prefix+"/mcp/proxies", body, 0)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,11 @@ type Paths struct {
 	Grants string // the "always" grants, beside the config: grants.toml
 	State  string // the state folder (audit log, key store): AGATE_STATE_DIR or the platform's
 	Socket string // the daemon's socket: --socket, AGATE_SOCKET, or <runtime dir>/agate/agate.sock
+	// TokenSocket is the socket scoped tokens are used on (`agate tokens
+	// add`): AGATE_TOKEN_SOCKET, or <temp dir>/agate-UID/tokens.sock, a
+	// folder other users can reach (the person's own runtime folder is
+	// theirs alone).
+	TokenSocket string
 }
 
 // ConfigDir is the folder holding config.toml, the one the watcher watches.
@@ -74,6 +79,13 @@ func ResolvePaths(configFlag, socketFlag string) (Paths, error) {
 	}
 	if p.Socket, err = filepath.Abs(p.Socket); err != nil {
 		return p, fmt.Errorf("socket path: %w", err)
+	}
+	p.TokenSocket = os.Getenv("AGATE_TOKEN_SOCKET")
+	if p.TokenSocket == "" {
+		p.TokenSocket = filepath.Join(os.TempDir(), fmt.Sprintf("agate-%d", os.Getuid()), "tokens.sock")
+	}
+	if p.TokenSocket, err = filepath.Abs(p.TokenSocket); err != nil {
+		return p, fmt.Errorf("tokens' socket path: %w", err)
 	}
 	return p, nil
 }

@@ -29,12 +29,15 @@ const maxResponse = 64 << 20
 
 // exchange sends one request on a new connection to socket and returns
 // the response. The connection closes when the body is closed.
-func exchange(ctx context.Context, socket, method, path string, body []byte, timeout time.Duration) (*response, error) {
+func exchange(ctx context.Context, socket, token, method, path string, body []byte, timeout time.Duration) (*response, error) {
+	if strings.ContainsAny(token, "\r\n") {
+		return nil, errors.New("the token holds a line break")
+	}
 	cancel := func() {}
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 	}
-	conn, err := dialDaemon(ctx, socket)
+	conn, err := dialDaemon(ctx, socket, token != "")
 	if err != nil {
 		cancel()
 		return nil, err
@@ -48,6 +51,9 @@ func exchange(ctx context.Context, socket, method, path string, body []byte, tim
 	}
 	var req bytes.Buffer
 	fmt.Fprintf(&req, "%s %s HTTP/1.1\r\nHost: agate\r\nUser-Agent: agate\r\nConnection: close\r\n", method, path)
+	if token != "" {
+		fmt.Fprintf(&req, "Authorization: Bearer %s\r\n", token)
+	}
 	if body != nil {
 		fmt.Fprintf(&req, "Content-Type: application/json\r\nContent-Length: %d\r\n", len(body))
 	}
@@ -81,11 +87,21 @@ func exchange(ctx context.Context, socket, method, path string, body []byte, tim
 // accepted the connection runs as this user (the kernel says so). A
 // listener that fails any of these is treated like a daemon that is down:
 // it never hears the call, and its answer is never read.
-func dialDaemon(ctx context.Context, socket string) (net.Conn, error) {
+func dialDaemon(ctx context.Context, socket string, withToken bool) (net.Conn, error) {
 	if _, err := os.Lstat(socket); err != nil {
 		return nil, &dialError{socket: socket, err: err}
 	}
-	if err := osutil.CheckSocket(socket); err != nil {
+	// The person's own socket is theirs alone; the tokens' socket is the
+	// person's, in a folder only they may write, and the token is sent
+	// only to the listener that is them.
+	want := os.Getuid()
+	if withToken {
+		owner, err := osutil.CheckTokenSocket(socket)
+		if err != nil {
+			return nil, &untrustedError{socket: socket, err: err}
+		}
+		want = owner
+	} else if err := osutil.CheckSocket(socket); err != nil {
 		return nil, &untrustedError{socket: socket, err: err}
 	}
 	var d net.Dialer
@@ -98,8 +114,11 @@ func dialDaemon(ctx context.Context, socket string) (net.Conn, error) {
 		conn.Close()
 		return nil, &untrustedError{socket: socket, err: fmt.Errorf("cannot tell who listens: %w", err)}
 	}
-	if cred.UID != os.Getuid() {
+	if cred.UID != want {
 		conn.Close()
+		if withToken {
+			return nil, &untrustedError{socket: socket, err: fmt.Errorf("the listener runs as uid %d, not as the socket's owner (uid %d)", cred.UID, want)}
+		}
 		return nil, &untrustedError{socket: socket, err: fmt.Errorf("the listener runs as uid %d, not as you (uid %d)", cred.UID, os.Getuid())}
 	}
 	return conn, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/agatehq/agate/app/files/audit"
 	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/app/files/grants"
+	"github.com/agatehq/agate/app/files/tokens"
 	"github.com/agatehq/agate/app/files/undo"
 	"github.com/agatehq/agate/app/machine"
 	"github.com/agatehq/agate/app/mcp/pins"
@@ -47,6 +48,7 @@ type Daemon struct {
 	broker   *broker
 	audit    *audit.Log
 	overlays *overlayCache
+	tokens   *tokenSet // the scoped tokens (tokens.json), read as it changes
 	counts   counters
 	bodies   *bodies        // what request bodies in flight may hold
 	facts    *machine.Facts // what the policy needs to know of files, repositories and patches
@@ -111,6 +113,7 @@ func New(paths api.Paths, o Options) (*Daemon, error) {
 		sessions: newSessions(24 * time.Hour),
 		hub:      newHub(),
 		overlays: newOverlayCache(),
+		tokens:   &tokenSet{path: tokens.Path(paths.State)},
 		bodies:   newBodies(),
 		facts:    machine.NewFacts(),
 		pins:     pins.Open(filepath.Join(paths.State, "mcp-pins")),
@@ -313,6 +316,10 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		return nil, fmt.Errorf("cwd %q is not an absolute path", r.Cwd)
 	}
 	now := time.Now()
+	tok := tokenOf(ctx)
+	if tok != nil {
+		asToken(r, tok)
+	}
 	var mc *mcpCall
 	if r.MCP == nil {
 		// A hook's call of a server a proxy gates: the proxy decides it.
@@ -327,6 +334,9 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	}
 	st := d.state.Load()
 	pol := d.overlays.forCall(st.pol, r.Cwd, r.Workspace)
+	if tok != nil {
+		pol = tokenPolicy(pol, tok)
+	}
 	snap := d.sessions.view(r.Agent, r.Session, r.Run, now)
 	d.sessions.fixMade(r.Agent, r.Session, time.Now()) // what the session's last calls wrote is theirs as it stands
 	prompter := d.prompter.Load()
@@ -335,7 +345,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		Tool: r.Tool, Args: r.Args, Agent: r.Agent, Cwd: r.Cwd, Workspace: r.Workspace,
 		Interactive: r.Interactive && (attached || r.AgentPrompt && !r.Headless),
 		Tainted:     r.Tainted || snap.tainted,
-		Grants:      slices.Concat(d.grants.Load().For(r.Agent), snap.grants), // never into the shared saved list
+		Grants:      slices.Concat(d.grants.Load().For(r.Agent), snap.grants), // never into the shared saved list (a token's agent is its own)
 		RunGrants:   snap.runGrants,
 		Resolve:     machine.ResolvePath,
 		Secrets:     d.knownSecrets(),
@@ -357,6 +367,10 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	confine := d.canConfine(st.cfg, r, now) || unasked && !failed
 	preq.Sandbox, preq.FailedConfined = confine, failed
 	dec := pol.Decide(preq)
+	if tok != nil && !tok.Within(r.Cwd) {
+		dec = policy.Decision{Verdict: policy.Deny, Layer: policy.LayerToken, Tool: dec.Tool, Category: dec.Category, Risks: dec.Risks,
+			Reason: fmt.Sprintf("token %q is for %s only, and this call is in %s", tok.Name, tok.Project, r.Cwd)}
+	}
 	// A call like one a person let run confined for the run or the
 	// session runs confined again, as they allowed it: never unconfined,
 	// and where it cannot be confined now, it asks as before.
@@ -937,6 +951,10 @@ func (d *Daemon) record(event string, r *api.DecideRequest, run string, dec poli
 	}
 	if dec.Rule != nil {
 		rec.Rule, rec.Source = dec.Rule.Text, dec.Rule.Source
+	}
+	rec.Token, _ = strings.CutPrefix(r.Agent, "token:")
+	if !strings.HasPrefix(r.Agent, "token:") {
+		rec.Token = ""
 	}
 	return rec
 }

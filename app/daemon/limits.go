@@ -198,6 +198,9 @@ func (bs *bodies) free() {
 type peerListener struct {
 	net.Listener
 	uid int
+	// allow, when set, says which users may connect in place of uid
+	// alone (the tokens' socket: the users a token is for).
+	allow func(uid int) bool
 	// perProcess and total are the limits in force: maxConnsPerProcess,
 	// and maxConns or less where the fd limit is lower.
 	perProcess, total int
@@ -241,15 +244,18 @@ func (l *peerListener) Accept() (net.Conn, error) {
 		case err != nil:
 			l.refuse(c, fmt.Sprintf("cannot tell who connected: %v", err))
 			continue
-		case cred.UID != l.uid:
+		case l.allow == nil && cred.UID != l.uid:
 			l.refuse(c, fmt.Sprintf("uid %d (pid %d) is not this user", cred.UID, cred.PID))
+			continue
+		case l.allow != nil && !l.allow(cred.UID):
+			l.refuse(c, fmt.Sprintf("uid %d (pid %d) holds no token", cred.UID, cred.PID))
 			continue
 		}
 		if why := l.admit(cred.PID); why != "" {
 			l.refuse(c, why)
 			continue
 		}
-		return &limitedConn{Conn: c, pid: cred.PID, release: sync.OnceFunc(func() { l.leave(cred.PID) })}, nil
+		return &limitedConn{Conn: c, pid: cred.PID, uid: cred.UID, release: sync.OnceFunc(func() { l.leave(cred.PID) })}, nil
 	}
 }
 
@@ -307,6 +313,7 @@ func (l *peerListener) refuse(c net.Conn, why string) {
 type limitedConn struct {
 	net.Conn
 	pid     int // the peer process
+	uid     int // the peer's user
 	release func()
 }
 

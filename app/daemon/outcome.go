@@ -170,5 +170,8 @@ func (d *Daemon) Outcome(ctx context.Context, o *api.OutcomeRequest) (*api.Outco
 }
 
 func (d *Daemon) handleOutcome(r *http.Request, req *api.OutcomeRequest) (any, error) {
+	if t := tokenOf(r.Context()); t != nil {
+		req.Agent = tokenAgent(t)
+	}
 	return d.Outcome(r.Context(), req)
 }

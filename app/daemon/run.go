@@ -28,6 +28,17 @@ func Run(ctx context.Context, paths api.Paths, logger *log.Logger, desktop Deskt
 		// Until the tray's popup is up, calls that ask wait for it.
 		d.SetPrompter(&awaitPrompter{d: d}, "tray")
 	}
+	if paths.TokenSocket != "" {
+		if tl, err := d.ListenTokens(paths.TokenSocket); err != nil {
+			logger.Printf("tokens' socket: %v (scoped tokens cannot be used)", err)
+		} else {
+			go func() {
+				if err := d.ServeTokens(ctx, tl); err != nil {
+					logger.Printf("tokens' socket: %v", err)
+				}
+			}()
+		}
+	}
 	go d.watchConfig(ctx)
 	go d.watchSecrets(ctx)
 	go d.SandboxDiagnostics(ctx) // the first probe, before anyone asks

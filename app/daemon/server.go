@@ -281,12 +281,18 @@ func (d *Daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (d *Daemon) handleTaint(_ *http.Request, req *api.TaintRequest) (any, error) {
+func (d *Daemon) handleTaint(r *http.Request, req *api.TaintRequest) (any, error) {
+	if t := tokenOf(r.Context()); t != nil {
+		req.Agent = tokenAgent(t)
+	}
 	d.Taint(req)
 	return map[string]bool{"tainted": true}, nil
 }
 
-func (d *Daemon) handleRun(_ *http.Request, req *api.TaintRequest) (any, error) {
+func (d *Daemon) handleRun(r *http.Request, req *api.TaintRequest) (any, error) {
+	if t := tokenOf(r.Context()); t != nil {
+		req.Agent = tokenAgent(t)
+	}
 	return withStatus{status: http.StatusOK, body: map[string]string{"run": d.StartRun(req)},
 		after: func() { d.notePrompt(req) }, // after the answer: the scan never holds the prompt up
 	}, nil

@@ -48,6 +48,15 @@ func CheckSocket(path string) error {
 	return checkSocket(path)
 }
 
+// CheckTokenSocket checks the tokens' socket (another user's daemon,
+// reached with a scoped token) before it is dialled: a socket, every
+// folder above it a folder (no link) owned by the socket's owner or root
+// and writable by no one else but under its sticky bit. It returns the
+// socket's owner, the uid the listener must run as.
+func CheckTokenSocket(path string) (owner int, err error) {
+	return checkTokenSocket(path)
+}
+
 // absClean returns p absolute and cleaned.
 func absClean(p string) (string, error) {
 	a, err := filepath.Abs(p)

@@ -141,3 +141,39 @@ func checkSocket(path string) error {
 	}
 	return nil
 }
+
+func checkTokenSocket(path string) (int, error) {
+	p, err := absClean(path)
+	if err != nil {
+		return -1, err
+	}
+	st, err := os.Lstat(p)
+	if err != nil {
+		return -1, err
+	}
+	if st.Mode()&os.ModeSocket == 0 {
+		return -1, notPrivate(p, "not a socket")
+	}
+	uid := owner(st)
+	// Every folder on the way: a folder (no link), root's or the socket
+	// owner's, and writable by no one else but under its sticky bit.
+	for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+		ds, err := os.Lstat(dir)
+		if err != nil {
+			return -1, err
+		}
+		if !ds.IsDir() {
+			return -1, notPrivate(dir, "a folder above the socket is not a folder (a link?)")
+		}
+		if u := owner(ds); u != 0 && u != uid {
+			return -1, notPrivate(dir, "a folder above the socket belongs to uid %d, not to its owner (uid %d) or root", u, uid)
+		}
+		if ds.Mode().Perm()&0o022 != 0 && ds.Mode()&os.ModeSticky == 0 {
+			return -1, notPrivate(dir, "others may write a folder above the socket (mode %04o)", ds.Mode().Perm())
+		}
+		if dir == "/" || dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	return uid, nil
+}

@@ -6,3 +6,5 @@ package osutil
 func checkDir(dir string, strict bool) error { return nil }
 
 func checkSocket(path string) error { return ErrNoPeerCred }
+
+func checkTokenSocket(path string) (int, error) { return -1, ErrNoPeerCred }

@@ -74,5 +74,6 @@ const (
 	LayerDefault     Layer = "default"      // nothing pre-approved the call
 	LayerParse       Layer = "parse"        // the call could not be analysed
 	LayerPin         Layer = "pin"          // an MCP tool's definition changed since it was pinned
+	LayerToken       Layer = "token"        // a scoped token's call outside its project
 	LayerMCPProxy    Layer = "mcp_proxy"    // a hook's call of a server agate's MCP proxy gates: the proxy decides
 )

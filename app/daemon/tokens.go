@@ -1,0 +1,231 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agatehq/agate/app/api"
+	"github.com/agatehq/agate/app/files/tokens"
+	"github.com/agatehq/agate/policy"
+)
+
+// Scoped tokens (`agate tokens add`) let callers that are not the person
+// (a CI runner's user, a home-made agent running as a service user) ask
+// the daemon, on a second socket, with a bearer token. Such a caller
+// reaches only what an agent needs (decide, outcome, runs, taint), never
+// approvals, grants, status or reload; its calls are decided as agent
+// "token:NAME" (so no grant of the person's agents applies), in its
+// project only, at least as strictly as its mode, never handed to an
+// agent's own prompt: with nobody attached, what asks is denied. Its
+// name is in every audit line it causes.
+
+// tokenRoutes are the routes the tokens' socket serves.
+var tokenRoutes = map[string]bool{
+	"POST " + api.Prefix + "/decide":  true,
+	"POST " + api.Prefix + "/outcome": true,
+	"POST " + api.Prefix + "/runs":    true,
+	"POST " + api.Prefix + "/taint":   true,
+}
+
+// tokenKey holds the token a request came with, in its context.
+type tokenKey struct{}
+
+// uidKey holds the peer's uid, in a request's context.
+type uidKey struct{}
+
+// tokenOf is the token a request came with, nil for the person's own
+// socket.
+func tokenOf(ctx context.Context) *tokens.Token {
+	t, _ := ctx.Value(tokenKey{}).(*tokens.Token)
+	return t
+}
+
+// tokenSet caches tokens.json, read again when it changes.
+type tokenSet struct {
+	path string
+	mu   sync.Mutex
+	mod  time.Time
+	size int64
+	list []tokens.Token
+	err  error
+}
+
+// load returns the tokens in force: the file as it is now.
+func (s *tokenSet) load() ([]tokens.Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fi, err := os.Stat(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.list, s.err, s.mod, s.size = nil, nil, time.Time{}, 0
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi.ModTime().Equal(s.mod) && fi.Size() == s.size && s.list != nil {
+		return s.list, s.err
+	}
+	list, err := tokens.Load(s.path)
+	s.list, s.err, s.mod, s.size = list, err, fi.ModTime(), fi.Size()
+	if list == nil {
+		s.list = []tokens.Token{}
+	}
+	return s.list, err
+}
+
+// ListenTokens opens the tokens' socket: its folder the person's, mode
+// 0711 (others may reach the socket, not list or change the folder), the
+// socket 0666; who may connect is checked per connection (a uid a token
+// is for), and what they may do per request (the token).
+func (d *Daemon) ListenTokens(path string) (net.Listener, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, fmt.Errorf("tokens' socket folder: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o711); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("tokens' socket folder: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() || owner(fi) != os.Getuid() || fi.Mode().Perm()&0o022 != 0 {
+		return nil, fmt.Errorf("tokens' socket folder %s: want a folder of yours that others cannot write (it is %s, uid %d)", dir, fi.Mode(), owner(fi))
+	}
+	os.Chmod(dir, 0o711)
+	if st, err := os.Lstat(path); err == nil {
+		if st.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s is not a socket: agate will not replace it", path)
+		}
+		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("%w (%s)", ErrAlreadyRunning, path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, err
+		}
+	}
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o666); err != nil {
+		l.Close()
+		return nil, err
+	}
+	pl := newPeerListener(l)
+	pl.allow = func(uid int) bool {
+		list, err := d.tokens.load()
+		return err == nil && tokens.UIDs(list)[uid]
+	}
+	return pl, nil
+}
+
+// ServeTokens answers the tokens' routes on l until ctx ends.
+func (d *Daemon) ServeTokens(ctx context.Context, l net.Listener) error {
+	if pl, ok := l.(*peerListener); ok {
+		pl.setLogger(d.logger)
+	}
+	srv := &http.Server{
+		Handler:           d.TokenHandler(),
+		ReadHeaderTimeout: headerTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          d.logger,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if lc, ok := c.(*limitedConn); ok {
+				return context.WithValue(withPeer(ctx, lc.pid), uidKey{}, lc.uid)
+			}
+			return ctx
+		},
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+		return nil
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) || errors.Is(err, net.ErrClosed) {
+			return nil
+		}
+		return err
+	}
+}
+
+// TokenHandler is the tokens' socket's API: the routes an agent needs,
+// each request with a token of the user that sent it.
+func (d *Daemon) TokenHandler() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range routes {
+		if !tokenRoutes[rt.pattern] {
+			continue
+		}
+		h := rt.handler
+		mux.HandleFunc(rt.pattern, func(w http.ResponseWriter, r *http.Request) { h(d, w, r) })
+	}
+	inner := d.guard(mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		secret, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		uid, known := r.Context().Value(uidKey{}).(int)
+		if !ok || !known {
+			writeError(w, http.StatusUnauthorized, "a scoped token is needed (Authorization: Bearer agt_...)")
+			return
+		}
+		list, err := d.tokens.load()
+		if err != nil {
+			d.logger.Printf("tokens: %v (every token is refused until it is fixed)", err)
+			writeError(w, http.StatusServiceUnavailable, "the tokens cannot be read")
+			return
+		}
+		tok, err := tokens.Lookup(list, strings.TrimSpace(secret), uid, time.Now())
+		if err != nil {
+			writeError(w, http.StatusUnauthorized, err.Error())
+			return
+		}
+		if !tokenRoutes[r.Method+" "+r.URL.Path] {
+			writeError(w, http.StatusForbidden, "a scoped token reaches only decide, outcome, runs and taint")
+			return
+		}
+		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenKey{}, tok)))
+	})
+}
+
+// tokenAgent is the agent a token's calls are decided and logged as.
+func tokenAgent(t *tokens.Token) string { return "token:" + t.Name }
+
+// asToken makes r a call of token t: its agent, no agent's prompt.
+func asToken(r *api.DecideRequest, t *tokens.Token) {
+	r.Agent = tokenAgent(t)
+	r.AgentPrompt, r.Reasks, r.AgentSandbox = false, false, ""
+	if t.Project != "" {
+		r.Workspace = t.Project
+	}
+}
+
+// tokenPolicy is pol for a call of token t: its mode a floor, as a
+// project overlay's is.
+func tokenPolicy(pol *policy.Policy, t *tokens.Token) *policy.Policy {
+	if t.Mode == "" {
+		return pol
+	}
+	o, err := policy.ParseOverlay("token "+t.Name, []byte(fmt.Sprintf("[auto]\nmode = %q\n", t.Mode)))
+	if err != nil {
+		return pol.FailedOverlay("token "+t.Name, err)
+	}
+	return pol.WithOverlay(o)
+}
+
+// owner is the uid that owns fi.
+func owner(fi fs.FileInfo) int { return fileOwner(fi) }
