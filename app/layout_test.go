@@ -142,6 +142,8 @@ var rules = []rule{
 	{pkg: "app/files/leaks", may: []string{"app/api", "app/osutil"},
 		why: "the leak record owns leaks.json: it imports neither the daemon nor the command line"},
 	{pkg: "app/files/managed", why: "the managed policy file, where it is and whether it can be trusted: agate-hook reads it, so it links nothing of agate's"},
+	{pkg: "app/files/audit/export", may: []string{"app/api", "app/files/audit", "app/osutil"},
+		why: "the audit export reads the audit log and speaks OTLP/HTTP: it imports neither the daemon nor the command line"},
 	{pkg: "app/files/tokens", may: []string{"app/osutil"},
 		why: "the token store owns tokens.json: it imports neither the daemon nor the command line"},
 	{pkg: "app/files/undo", may: []string{"app/osutil"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"path"
 	"sort"
 	"strings"
@@ -145,6 +146,24 @@ type Secrets struct {
 type Audit struct {
 	MaxSizeMB int `toml:"max_size_mb"` // rotate the log past this size
 	Keep      int `toml:"keep"`        // rotated files kept
+	// Export ships the log to a team's log stack over OpenTelemetry's
+	// log protocol (OTLP/HTTP).
+	Export AuditExport `toml:"export"`
+}
+
+// AuditExport is the [audit.export] section. It is read from config.toml
+// and the managed policy only, never from a project's overlay.
+type AuditExport struct {
+	// Endpoint is the collector's OTLP/HTTP address
+	// ("https://otel.example.com:4318"; /v1/logs is added when the path is
+	// empty). "" exports nothing. Plain http:// only to this machine.
+	Endpoint string `toml:"endpoint"`
+	// Headers are sent with each export, each value a secret's reference
+	// ("keystore:otel-token", "${VAR}"), never the value in clear.
+	Headers map[string]string `toml:"headers"`
+	// Resource are attributes added to the resource of every record
+	// (team, environment), beside user, host and agate's version.
+	Resource map[string]string `toml:"resource"`
 }
 
 // Undo is the [undo] section: the copies agate keeps of what it lets a
@@ -429,6 +448,19 @@ func (c *Config) check() []*ConfigError {
 	if c.Audit.MaxSizeMB < 1 {
 		add(c.errAt("audit.max_size_mb", -1, "must be at least 1"))
 	}
+	if e := c.Audit.Export.Endpoint; e != "" {
+		if why := checkExportEndpoint(e); why != "" {
+			add(c.errAt("audit.export.endpoint", -1, "%s", why))
+		}
+	}
+	for _, k := range sortedKeys(c.Audit.Export.Headers) {
+		if !validHeaderName(k) {
+			add(c.errAt("audit.export.headers", -1, "%q is not a header's name", k))
+		} else if !isSecretReference(c.Audit.Export.Headers[k]) {
+			// Never quote the value: it may be the secret itself.
+			add(c.errAt("audit.export.headers."+k, -1, "a header's value is a secret's reference (\"keystore:NAME\", \"${VAR}\", \"exec:COMMAND\", \"file:/path\"), never the value in clear"))
+		}
+	}
 	if c.Audit.Keep < 1 {
 		add(c.errAt("audit.keep", -1, "must be at least 1"))
 	}
@@ -467,6 +499,45 @@ func isSecretReference(v string) bool {
 		return true
 	}
 	return false
+}
+
+// checkExportEndpoint says why e cannot be the audit export's endpoint,
+// "" when it can.
+func checkExportEndpoint(e string) string {
+	u, err := url.Parse(e)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+		return "want an http:// or https:// URL of an OTLP/HTTP collector"
+	case u.User != nil:
+		return "the URL must not hold a user or password (send them as a header)"
+	case u.RawQuery != "" || u.Fragment != "":
+		return "the URL must not hold a query or a fragment"
+	case u.Scheme == "http" && !isLoopbackHost(u.Hostname()):
+		return "plain http:// only to this machine: the records would cross the network in the clear"
+	}
+	return ""
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// validHeaderName reports whether name is an HTTP header's name.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // checkDomain accepts a bare host name such as "docs.python.org".

@@ -87,7 +87,7 @@ var configKeys = map[string][]string{
 	"hooks":     {"on_daemon_down", "sandbox_bash"},
 	"sandbox":   {"launcher", "fail_closed", "wrapper", "image", "network", "memory", "cpus", "runtime", "writable", "confine_project", "confine_unasked"},
 	"secrets":   {"vault_env", "env"},
-	"audit":     {"max_size_mb", "keep"},
+	"audit":     {"max_size_mb", "keep", "export"},
 	"undo":      {"keep", "max_call_mb", "max_total_mb", "max_files", "max_age", "min_free_mb"},
 }
 
@@ -319,6 +319,13 @@ func (m *Managed) Apply(user *Config) (*Config, []*ConfigError) {
 	}
 	if m.has("audit.keep") && user.Audit.Keep < M.Audit.Keep {
 		out.Audit.Keep = M.Audit.Keep
+	}
+	// [audit.export]: the team's log stack, whole.
+	if m.has("audit.export") {
+		if user.Audit.Export.Endpoint != "" && user.Audit.Export.Endpoint != M.Audit.Export.Endpoint {
+			refuse("audit.export", "the managed policy sets where the audit log is exported")
+		}
+		out.Audit.Export = M.Audit.Export
 	}
 	// [undo]: keeping nothing asks more; smaller limits ask more.
 	if m.has("undo.keep") && !M.Undo.Keep && user.Undo.Keep {

@@ -236,6 +236,11 @@ func TestManagedHoldsEveryKey(t *testing.T) {
 				t.Errorf("keep %d", eff.Audit.Keep)
 			}
 		}},
+		"audit.export": {"[audit.export]\nendpoint = \"https://otel.example.com:4318\"\n", "[audit.export]\nendpoint = \"http://127.0.0.1:4318\"\n", func(t *testing.T, p *Policy, eff *Config) {
+			if eff.Audit.Export.Endpoint != "https://otel.example.com:4318" {
+				t.Errorf("export %q", eff.Audit.Export.Endpoint)
+			}
+		}},
 		"undo.keep": {"[undo]\nkeep = false\n", "[undo]\nkeep = true\n", func(t *testing.T, p *Policy, eff *Config) {
 			if eff.Undo.Keep {
 				t.Error("undo keep on")

@@ -41,6 +41,7 @@ func Run(ctx context.Context, paths api.Paths, logger *log.Logger, desktop Deskt
 	}
 	go d.watchConfig(ctx)
 	go d.watchSecrets(ctx)
+	go d.exportAudit(ctx)
 	go d.SandboxDiagnostics(ctx) // the first probe, before anyone asks
 	go d.kernelSandbox(ctx)      // and the one confined unasked calls need
 	errc := make(chan error, 1)

@@ -17,7 +17,7 @@ var Keys = map[string][]string{
 	"hooks":     {"on_daemon_down", "sandbox_bash"},
 	"sandbox":   {"launcher", "fail_closed", "wrapper", "image", "network", "memory", "cpus", "runtime", "writable", "confine_project", "confine_unasked"},
 	"secrets":   {"vault_env", "env"},
-	"audit":     {"max_size_mb", "keep"},
+	"audit":     {"max_size_mb", "keep", "export"},
 	"undo":      {"keep", "max_call_mb", "max_total_mb", "max_files", "max_age", "min_free_mb"},
 	// An [agents.NAME] section.
 	"agents.*": {"mode", "auto_approve", "trust_untrusted_content"},

@@ -89,8 +89,9 @@ type Log struct {
 	maxSize int64
 	keep    int
 
-	reqs chan *auditReq
-	done chan struct{}
+	reqs    chan *auditReq
+	done    chan struct{}
+	changed chan struct{} // a token after each batch is on disk (Changed)
 
 	mu     sync.Mutex // guards closed
 	closed bool
@@ -118,7 +119,7 @@ func Open(path string, maxSize int64, keep int) (*Log, error) {
 	if err := w.open(); err != nil {
 		return nil, err
 	}
-	l := &Log{path: path, maxSize: maxSize, keep: keep, reqs: make(chan *auditReq, 1024), done: make(chan struct{})}
+	l := &Log{path: path, maxSize: maxSize, keep: keep, reqs: make(chan *auditReq, 1024), done: make(chan struct{}), changed: make(chan struct{}, 1)}
 	go l.loop(w)
 	return l, nil
 }
@@ -184,7 +185,28 @@ func (l *Log) loop(w *auditWriter) {
 		for _, r := range batch {
 			r.err <- err
 		}
+		if err == nil {
+			select {
+			case l.changed <- struct{}{}:
+			default:
+			}
+		}
 	}
+}
+
+// Changed receives a token after lines are on disk: a reader of the log
+// (the export) looks again. It never holds a write up.
+func (l *Log) Changed() <-chan struct{} { return l.changed }
+
+// Files returns the log's files at path, oldest first: the rotated ones,
+// then the current one.
+func Files(path string) []string { return files(path) }
+
+// ReadFrom calls fn for each whole record of file from offset, and
+// returns the offset after the last one read (a line still being written
+// is left for the next read).
+func ReadFrom(file string, offset int64, fn func(*Record, []byte) error) (int64, error) {
+	return readFromRaw(file, offset, fn)
 }
 
 // auditWriter owns the file; only the log's goroutine touches it.
@@ -502,6 +524,10 @@ func readFile(file string, offset int64, fn func(*Record) error) error {
 }
 
 func readFrom(file string, offset int64, fn func(*Record) error) (int64, error) {
+	return readFromRaw(file, offset, func(r *Record, _ []byte) error { return fn(r) })
+}
+
+func readFromRaw(file string, offset int64, fn func(*Record, []byte) error) (int64, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return offset, err
@@ -514,14 +540,14 @@ func readFrom(file string, offset int64, fn func(*Record) error) (int64, error) 
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' {
-			offset += int64(len(line))
 			var rec Record
 			if jerr := json.Unmarshal(line, &rec); jerr != nil {
-				return offset, fmt.Errorf("%s: %w", file, jerr)
+				return offset + int64(len(line)), fmt.Errorf("%s: %w", file, jerr)
 			}
-			if ferr := fn(&rec); ferr != nil {
-				return offset, ferr
+			if ferr := fn(&rec, line); ferr != nil {
+				return offset, ferr // (the line fn refused is read again next time)
 			}
+			offset += int64(len(line))
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
