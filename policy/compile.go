@@ -58,6 +58,7 @@ type Policy struct {
 	// holds before the mode and the person's rules.
 	mProtected, mSecrets pathSet
 	hasManagedPaths      bool
+	managedFailed        bool // the managed file cannot be used: every call that acts asks
 	disabled             map[string]bool // categories switched off
 	agents               map[string]*agentPolicy
 	catalog              *Catalog
@@ -157,6 +158,7 @@ func Compile(cfg *Config, o Options) (*Policy, error) {
 	var hardDeny, rules, managedRules, managedAllow []rule
 	if mg != nil && mg.failed != nil {
 		p.mode, p.floor = Stricter(p.mode, ModeManual), ModeManual
+		p.managedFailed = true
 	}
 	if M != nil {
 		if mg.has("auto.mode") {

@@ -164,12 +164,35 @@ func (p *Policy) decide(c *call) Decision {
 			return d
 		}
 	}
-	if server, _, isMCP := splitMCPName(r.Tool); isMCP && r.MCP == nil && p.cfg.managed != nil {
+	// What agate cannot read cannot be held to the managed rules and
+	// paths: it asks, whatever the mode, a rule or a grant says.
+	if (p.managedRules != nil || p.hasManagedPaths) && (c.err != nil || c.risks.Has(Unknown) || c.risks.Has(InlineCode) ||
+		c.hinted != "" || func() bool { _, ok := c.effects.first(EffExec); return ok }() || func() bool { _, ok := c.effects.first(EffUnknown); return ok }()) {
+		why := "it does what agate cannot tell"
+		if c.err != nil {
+			why = c.err.Error()
+		}
+		return Decision{Verdict: Ask, Layer: LayerManaged,
+			Reason: "the managed policy's rules and paths cannot be checked against it: " + why}
+	}
+	// A managed file that cannot be used: what it would have said is not
+	// known, so every call that acts asks, before the person's rules and
+	// grants.
+	if p.managedFailed && c.acts() {
+		return Decision{Verdict: Ask, Layer: LayerManaged, Reason: "the managed policy cannot be used, so every call that acts asks"}
+	}
+	if server, _, isMCP := splitMCPName(r.Tool); (isMCP || !c.t.known) && r.MCP == nil && p.cfg.managed != nil {
 		// A server's tool the agent calls itself: no proxy of agate's
-		// gates that server, so what it runs is not known.
+		// gates that server, so what it runs is not known. (Some agents
+		// name MCP tools SERVER_TOOL or SERVER-TOOL: a tool agate does not
+		// know may be one.)
 		if list, set := p.cfg.managed.MCPServers(); set {
+			what := fmt.Sprintf("no proxy of agate's gates %q", server)
+			if !isMCP {
+				what = fmt.Sprintf("%s is not a tool agate knows, and may be a server's", r.Tool)
+			}
 			return Decision{Verdict: Deny, Layer: LayerManaged,
-				Reason: fmt.Sprintf("the managed policy (%s) allows MCP servers only through agate's proxy, and only %s; no proxy of agate's gates %q", p.cfg.managed.Source, orNone(list), server)}
+				Reason: fmt.Sprintf("the managed policy (%s) allows MCP servers only through agate's proxy, and only %s; %s", p.cfg.managed.Source, orNone(list), what)}
 		}
 	}
 	// 2. Guardrails: catastrophic shell commands.
@@ -417,10 +440,41 @@ func (p *Policy) protectedLayer(c *call) (Decision, bool) {
 }
 
 // managedPaths is the managed policy's protected and secret paths: a
-// write or a read there asks, whatever the mode or the person's rules.
+// write or a read there asks, whatever the mode or the person's rules. A
+// path written with a glob counts for each file it names, or for every
+// file it may name; a link is its target.
 func (p *Policy) managedPaths(c *call) (Decision, bool) {
+	r := c.req
+	names := func(q string) []string {
+		out := []string{q}
+		if r.Resolve != nil {
+			out = append(out, r.Resolve(q))
+		}
+		if strings.ContainsAny(q, "*?[") && r.Glob != nil {
+			if ms, complete := r.Glob(q); complete {
+				for _, m := range ms {
+					out = append(out, m)
+					if r.Resolve != nil {
+						out = append(out, r.Resolve(m))
+					}
+				}
+			}
+		}
+		return out
+	}
+	hit := func(set *pathSet, q string) (*RuleRef, bool) {
+		for _, n := range names(q) {
+			if ref, ok := set.match(n); ok {
+				return ref, true
+			}
+		}
+		if strings.ContainsAny(q, "*?[") {
+			return set.matchGlob(q)
+		}
+		return nil, false
+	}
 	for _, w := range c.writes {
-		if ref, ok := p.mProtected.match(w); ok {
+		if ref, ok := hit(&p.mProtected, w); ok {
 			return Decision{Verdict: Ask, Layer: LayerManaged, Rule: ref,
 				Reason: fmt.Sprintf("it writes %s, a path the managed policy protects (%s)", w, ref.String())}, true
 		}
@@ -429,11 +483,9 @@ func (p *Policy) managedPaths(c *call) (Decision, bool) {
 		if isTemplate(rd) {
 			continue
 		}
-		ref, ok := p.mSecrets.match(rd)
+		ref, ok := hit(&p.mSecrets, rd)
 		if !ok && !strings.ContainsAny(rd, "*?[") {
 			ref, _, ok = p.mSecrets.under(rd, p.opts.Home)
-		} else if !ok {
-			ref, ok = p.mSecrets.matchGlob(rd)
 		}
 		if ok {
 			return Decision{Verdict: Ask, Layer: LayerManaged, Rule: ref,

@@ -138,7 +138,43 @@ func ParseManaged(name string, data []byte) (*Managed, error) {
 	if len(errs) > 0 {
 		return nil, joinConfigErrors(errs)
 	}
+	// What would not compile is refused now, not at the first reload
+	// (which would keep the policy of before in force).
+	if _, err := Compile(cfg, Options{}); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// HardDeny is the hard_deny entries in force: the managed policy's, then
+// the person's.
+func (c *Config) HardDeny() []string { return c.withManaged("auto.hard_deny", c.Auto.HardDeny) }
+
+// ProtectedPaths is the protected paths in force, the managed policy's
+// with the person's: what confined runs keep read-only.
+func (c *Config) ProtectedPaths() []string {
+	return c.withManaged("auto.protected_paths", c.Auto.ProtectedPaths)
+}
+
+// SecretPaths is the secret paths in force, the managed policy's with
+// the person's: what confined runs hide.
+func (c *Config) SecretPaths() []string { return c.withManaged("auto.secret_paths", c.Auto.SecretPaths) }
+
+func (c *Config) withManaged(key string, mine []string) []string {
+	m := c.managed
+	if m == nil || m.failed != nil || !m.set[key] {
+		return mine
+	}
+	var theirs []string
+	switch key {
+	case "auto.hard_deny":
+		theirs = m.cfg.Auto.HardDeny
+	case "auto.protected_paths":
+		theirs = m.cfg.Auto.ProtectedPaths
+	case "auto.secret_paths":
+		theirs = m.cfg.Auto.SecretPaths
+	}
+	return append(slices.Clone(theirs), mine...)
 }
 
 // FailedManaged is the managed layer of a managed file that exists but
@@ -370,6 +406,32 @@ func (m *Managed) Apply(user *Config) (*Config, []*ConfigError) {
 		}
 	}
 	out.Tools = tools
+	out.Catalog, out.Programs = cloneMap(user.Catalog), cloneMap(user.Programs)
+	// Under managed rules or paths, the person's catalog may add tools
+	// and programs, never redefine agate's own: a Write redefined as a
+	// read-only memory tool, a cp with no effects, would hide from the
+	// managed layer what a call writes.
+	if !m.has("catalog") && m.guards() {
+		builtin := builtinCatalog()
+		for name := range user.Catalog {
+			if _, ok := builtin.exact[name]; ok || builtin.Lookup(name).known {
+				refuse("catalog."+name, "the managed policy's rules and paths hold: agate's own %s is not redefined", name)
+				if out.Catalog != nil {
+					delete(out.Catalog, name)
+				}
+			}
+		}
+	}
+	if !m.has("programs") && m.guards() {
+		if specs, err := builtinProgramSpecs(); err == nil {
+			for name := range user.Programs {
+				if _, ok := specs[name]; ok {
+					refuse("programs."+name, "the managed policy's rules and paths hold: agate's own %s is not redefined", name)
+					delete(out.Programs, name)
+				}
+			}
+		}
+	}
 	// Whole sections.
 	if m.has("agents") {
 		if len(user.Agents) > 0 {
@@ -398,6 +460,12 @@ func (m *Managed) Apply(user *Config) (*Config, []*ConfigError) {
 	sort.SliceStable(problems, func(i, j int) bool { return problems[i].Line < problems[j].Line })
 	out.managedProblems = problems
 	return &out, problems
+}
+
+// guards reports whether the managed file holds calls to rules or paths
+// of its own, which what a call does must be judged against.
+func (m *Managed) guards() bool {
+	return m.set["auto.rules"] || m.set["auto.hard_deny"] || m.set["auto.protected_paths"] || m.set["auto.secret_paths"] || m.mcpSet
 }
 
 // fieldString is a string key of c by its dotted name, for the keys
@@ -525,6 +593,9 @@ func (m *Managed) AllowsMCPServer(ids ...string) bool {
 			switch {
 			case id == "":
 			case strings.HasPrefix(e, "https://") || strings.HasPrefix(e, "http://"):
+				if dotted(id) {
+					continue // /team/../admin is not under /team/
+				}
 				if strings.HasPrefix(id, e) && (strings.HasSuffix(e, "/") || len(id) == len(e) || strings.ContainsRune("/?#", rune(id[len(e)]))) {
 					return true
 				}
@@ -534,4 +605,11 @@ func (m *Managed) AllowsMCPServer(ids ...string) bool {
 		}
 	}
 	return false
+}
+
+// dotted reports whether a URL's path climbs (a ".." segment, plain or
+// escaped), so that a prefix says nothing of where it goes.
+func dotted(u string) bool {
+	l := strings.ToLower(u)
+	return strings.Contains(l, "/..") || strings.Contains(l, "%2e") || strings.Contains(l, "\\")
 }

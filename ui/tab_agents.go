@@ -98,7 +98,7 @@ func (t *agentsTab) install(agent, file string) {
 		if agent == hooks.Codex {
 			// Codex also gets agate's exec-policy rules, from hard_deny.
 			edit, err = settings.InstallWith(agent, file, bin, timeout,
-				settings.InstallOptions{User: true, HardDeny: t.s.config().Auto.HardDeny})
+				settings.InstallOptions{User: true, HardDeny: t.s.config().HardDeny()})
 		} else {
 			edit, err = settings.Install(agent, file, bin, timeout)
 		}

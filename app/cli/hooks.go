@@ -139,7 +139,7 @@ func hooksInstall(e *Env, cf configFlags, agent, file, bin string) error {
 		return usagef("--bin %s is not an absolute path", bin)
 	}
 	edit, err := settings.InstallWith(agent, file, bin, settings.Timeout(cfg.ApprovalTimeout()),
-		settings.InstallOptions{Socket: paths.Socket, Config: paths.Config, User: settings.IsUser(agent, file), HardDeny: cfg.Auto.HardDeny})
+		settings.InstallOptions{Socket: paths.Socket, Config: paths.Config, User: settings.IsUser(agent, file), HardDeny: cfg.HardDeny()})
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func printCodexRules(w io.Writer, cf configFlags) {
 		fmt.Fprintf(w, "           agate's config does not load (%v): the rules follow the last good one\n", err)
 		return
 	}
-	for _, s := range codexrules.FromConfig(cfg.Auto.HardDeny).Skipped {
+	for _, s := range codexrules.FromConfig(cfg.HardDeny()).Skipped {
 		fmt.Fprintf(w, "           not in the rules (agate's hook still denies it): %s: %s\n", s.Source, s.Why)
 	}
 }

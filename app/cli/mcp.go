@@ -134,6 +134,9 @@ func mcpRun(ctx context.Context, e *Env, args []string) error {
 		return &exitError{code: 126, err: errSilent}
 	}
 	env := serverEnv(os.Environ(), server.scrub)
+	if _, listed := server.cfg.ManagedLayer().MCPServers(); listed {
+		env = withoutInjection(env)
+	}
 	home, _ := os.UserHomeDir()
 	var cmd *exec.Cmd
 	if prof := mcpProfile(server.cfg, *name, command, cwd, home, passEnv); prof.confine {
@@ -284,6 +287,12 @@ func managedAllows(cfg *policy.Config, ids ...string) error {
 // path of the program it starts when that is not npx, npm or node.
 func serverIdentities(command []string) []string {
 	if pkg, ok := mcp.PackageOf(command); ok {
+		// The runner (npx, npm, node) must be one the person cannot have
+		// replaced: a program of that name in a folder of theirs could run
+		// anything.
+		if !rootRunner(command[0]) {
+			return nil
+		}
 		return []string{pkg}
 	}
 	switch strings.TrimSuffix(filepath.Base(command[0]), ".exe") {
@@ -299,6 +308,21 @@ func serverIdentities(command []string) []string {
 		}
 	}
 	return nil
+}
+
+// rootRunner reports whether prog, found on PATH and its links followed,
+// is a file root owns that no one else may write.
+func rootRunner(prog string) bool {
+	p, err := exec.LookPath(prog)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	fi, err := os.Stat(real)
+	return err == nil && ownedByRoot(fi) && fi.Mode().Perm()&0o022 == 0
 }
 
 // remoteURL is where a remote server is: the URL as given (--url), or
@@ -527,4 +551,20 @@ func agateBinary() (string, error) {
 		exe = r
 	}
 	return exe, nil
+}
+
+// withoutInjection is env without the variables that load other code
+// into a server agate let run by what it is (NODE_OPTIONS, npm's config,
+// the dynamic loader's preloads).
+func withoutInjection(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		u := strings.ToUpper(k)
+		if u == "NODE_OPTIONS" || u == "NODE_PATH" || strings.HasPrefix(u, "NPM_CONFIG_") || strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }

@@ -265,7 +265,7 @@ func confinedServer(ctx context.Context, cfg *policy.Config, paths api.Paths, pr
 	// reads ~/Documents), but for the credential stores; the rest of home
 	// but the toolchains is out of sight. In what it may write, the paths
 	// whose writes ask (rc files, hooks, agents' settings) stay read-only.
-	protect := append(policy.ProtectedPaths(), cfg.Auto.ProtectedPaths...)
+	protect := append(policy.ProtectedPaths(), cfg.ProtectedPaths()...)
 	protectHome := "" // home's rc files and the like, where home is writable
 	if home != "" && slices.ContainsFunc(o.Writable, func(w string) bool { return pathUnder(home, w) }) {
 		protectHome = home

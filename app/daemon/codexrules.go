@@ -31,7 +31,7 @@ func (d *Daemon) syncCodexRules(cfg *policy.Config) {
 			paths = append(paths, p)
 		}
 	}
-	data := codexrules.Render(codexrules.FromConfig(cfg.Auto.HardDeny))
+	data := codexrules.Render(codexrules.FromConfig(cfg.HardDeny()))
 	for _, path := range paths {
 		changed, err := codexrules.Sync(path, data)
 		switch {

@@ -88,6 +88,7 @@ type secretsBox struct{ s policy.KnownSecrets }
 type policyState struct {
 	cfg      *policy.Config
 	pol      *policy.Policy
+	user     *policy.Config // the person's config, before the managed layer (nil: the fallback's defaults)
 	loadedAt time.Time
 	// err is the last config error: the file on disk is broken and pol is
 	// the last good policy (or the strict fallback at start).
@@ -175,23 +176,50 @@ func (d *Daemon) load(mode config.Mode) *policyState {
 		st.err = err
 		return st
 	}
-	cfg, err := config.Parse(ct)
+	user, err := policy.Parse(ct.Source, ct.Data)
 	if err != nil {
 		st.err = err
 		return st
 	}
+	cfg := config.UnderManaged(user)
 	pol, err := policy.Compile(cfg, machine.PolicyOptions(d.paths))
 	if err != nil {
 		st.err = err
 		return st
 	}
-	st.cfg, st.pol, st.err = cfg, pol, ct.Missing
+	st.cfg, st.pol, st.user, st.err = cfg, pol, user, ct.Missing
 	if ct.Missing == nil {
 		if err := config.SaveLastGood(d.paths, ct.Data, st.loadedAt); err != nil {
 			d.logger.Printf("keep the last good config: %v", err)
 		}
 	}
 	return st
+}
+
+// reapplyManaged puts the managed policy as it is now over the person's
+// last good config, when their file is broken (cause): an edit of the
+// managed file applies whatever state the person's file is in. ok is
+// false when there is no last good config of theirs.
+func (d *Daemon) reapplyManaged(cause error) (*policyState, bool) {
+	prev := d.state.Load()
+	user := policy.DefaultConfig()
+	user.Auto.Mode = "manual"
+	if prev != nil && prev.user != nil {
+		user = prev.user
+	}
+	cfg := config.UnderManaged(user)
+	pol, err := policy.Compile(cfg, machine.PolicyOptions(d.paths))
+	if err != nil {
+		return nil, false
+	}
+	return &policyState{cfg: cfg, pol: pol, user: prev.userOrNil(), loadedAt: time.Now(), err: cause}, true
+}
+
+func (st *policyState) userOrNil() *policy.Config {
+	if st == nil {
+		return nil
+	}
+	return st.user
 }
 
 // fallback is the strict policy used when the config is broken at start:

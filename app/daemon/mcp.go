@@ -238,6 +238,17 @@ func (d *Daemon) handleMCPProxies(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, "cannot tell which process started the proxy: agents' hooks will not step aside for it")
 		return
 	}
+	// Under a managed list of MCP servers, only agate's own proxy, from a
+	// program the person cannot have changed, is stepped aside for: it
+	// checked the server against the list before it started it.
+	if cfg, _ := d.Config(); cfg != nil {
+		if _, set := cfg.ManagedLayer().MCPServers(); set {
+			if why := genuineAgate(pid); why != "" {
+				writeError(w, http.StatusForbidden, "the managed policy lists the MCP servers agents may use, and this proxy cannot be told for agate's own: "+why)
+				return
+			}
+		}
+	}
 	e := &proxyEntry{session: req.Session, server: req.Server, proxyPID: pid, clientPID: client,
 		client: req.Client, started: time.Now(), tools: map[string]bool{}}
 	select {

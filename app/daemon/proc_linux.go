@@ -3,7 +3,9 @@ package daemon
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -54,4 +56,29 @@ func processName(pid int) string {
 // processAlive reports whether pid runs.
 func processAlive(pid int) bool {
 	return pid > 0 && syscall.Kill(pid, 0) != syscall.ESRCH
+}
+
+// genuineAgate says why process pid is not an agate binary the person
+// cannot have changed (its program root's, written by nobody else, and
+// named agate...), "" when it is one.
+func genuineAgate(pid int) string {
+	exe := "/proc/" + strconv.Itoa(pid) + "/exe"
+	target, err := os.Readlink(exe)
+	if err != nil {
+		return "its program cannot be read: " + err.Error()
+	}
+	fi, err := os.Stat(exe) // the file it runs, whatever was renamed since
+	if err != nil {
+		return "its program cannot be read: " + err.Error()
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !strings.HasPrefix(filepath.Base(target), "agate"):
+		return "it runs " + target + ", not agate"
+	case !ok || st.Uid != 0:
+		return "it runs " + target + ", which is not root's: one you could have changed"
+	case fi.Mode().Perm()&0o022 != 0:
+		return "it runs " + target + ", which others than root may write"
+	}
+	return ""
 }

@@ -49,6 +49,13 @@ func (d *Daemon) watchConfig(ctx context.Context) {
 				Files: []string{filepath.Base(managed.Path)},
 				Load: func(context.Context) (*policyState, error) {
 					st := d.load(config.Live)
+					if st.pol == nil {
+						// The person's file is broken: the managed policy
+						// still applies, over their last good config.
+						if re, ok := d.reapplyManaged(st.err); ok {
+							return re, nil
+						}
+					}
 					return st, st.err
 				},
 				Apply: d.apply,

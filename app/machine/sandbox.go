@@ -37,8 +37,8 @@ func sandboxOptions(cfg *policy.Config, p api.Paths, home, work string) sandbox.
 // The daemon passes it on in a confined call's profile.
 func Extra(cfg *policy.Config) profile.Extra {
 	return profile.Extra{
-		Protected: cfg.Auto.ProtectedPaths,
-		Secrets:   cfg.Auto.SecretPaths,
+		Protected: cfg.ProtectedPaths(),
+		Secrets:   cfg.SecretPaths(),
 		SecretEnv: append(cfg.SecretEnvNames(), cfg.Secrets.VaultEnv...),
 	}
 }

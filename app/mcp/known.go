@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"path"
 	_ "embed"
 	"fmt"
 	"path/filepath"
@@ -220,6 +221,20 @@ func registryPackage(spec string) (string, bool) {
 	return name, true
 }
 
+// packageRun is the package l runs: its own program (a program named
+// after --package must be the package's own name: any other could be
+// another package's, or bash).
+func packageRun(l Launch) (string, bool) {
+	pkg, ok := registryPackage(l.Spec)
+	if !ok {
+		return "", false
+	}
+	if l.Bin != "" && l.Bin != pkg[strings.LastIndexByte(pkg, '/')+1:] {
+		return "", false
+	}
+	return pkg, true
+}
+
 // PackageOf returns the npm package a server's command runs: through
 // npx or npm exec (in the forms KnownServer reads), or as `node PATH` to
 // a file under node_modules/PKG/. ok is false for any other command.
@@ -230,17 +245,17 @@ func PackageOf(command []string) (pkg string, ok bool) {
 	switch strings.TrimSuffix(filepath.Base(command[0]), ".exe") {
 	case "npx":
 		if l, ok := npxSpec(command[1:], false); ok {
-			return registryPackage(l.Spec)
+			return packageRun(l)
 		}
 	case "npm":
 		if len(command) > 1 && (command[1] == "exec" || command[1] == "x") {
 			if l, ok := npxSpec(command[2:], true); ok {
-				return registryPackage(l.Spec)
+				return packageRun(l)
 			}
 		}
 	case "node":
 		if len(command) > 1 && !strings.HasPrefix(command[1], "-") {
-			p := filepath.ToSlash(command[1])
+			p := path.Clean(filepath.ToSlash(command[1]))
 			if i := strings.LastIndex(p, "/node_modules/"); i >= 0 {
 				parts := strings.SplitN(p[i+len("/node_modules/"):], "/", 3)
 				if len(parts) >= 2 && strings.HasPrefix(parts[0], "@") {

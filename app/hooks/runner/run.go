@@ -177,9 +177,11 @@ func readHookConfig(p api.Paths) hookConfig {
 	return underManaged(hc)
 }
 
-// underManaged is hc under the managed policy (managed.Path): its
-// on_daemon_down = "deny" holds and its timeout is a ceiling; a managed
-// file that cannot be trusted or read fails closed (deny).
+// underManaged is hc under the managed policy (managed.Path): with a
+// managed file, a call with the daemon down is denied unless the file
+// says on_daemon_down = "ask" (whatever the person's config says), and
+// its timeout is a ceiling; a managed file that cannot be trusted or read
+// fails closed (deny).
 func underManaged(hc hookConfig) hookConfig {
 	data, ok, err := managed.Read()
 	if !ok {
@@ -202,7 +204,10 @@ func underManaged(hc hookConfig) hookConfig {
 		hc.onDownAsk = false
 		return hc
 	}
-	if md.IsDefined("hooks", "on_daemon_down") && cfg.Hooks.OnDaemonDown != "ask" {
+	// What a managed file says cannot be checked whole here (the hook
+	// does not link the policy): with one in place, a call with the daemon
+	// down is denied unless the file itself says "ask".
+	if !md.IsDefined("hooks", "on_daemon_down") || cfg.Hooks.OnDaemonDown != "ask" {
 		hc.onDownAsk = false
 	}
 	if d := durationOf(cfg.Approvals.Timeout); d > 0 && d < hc.timeout {
