@@ -3,6 +3,9 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -49,3 +52,32 @@ func BenchmarkDecideInProcess(b *testing.B) {
 }
 
 func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
+
+// BenchmarkDecideExporting is BenchmarkDecideInProcess with the audit
+// export running against a collector on this machine: the export reads
+// the log after each line is on disk, off the decision's path, so the
+// two should match (compare them in one run).
+func BenchmarkDecideExporting(b *testing.B) {
+	var got atomic.Int64
+	col := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		got.Add(1)
+		w.Write([]byte("{}"))
+	}))
+	defer col.Close()
+	p := apptest.Paths(b, "[audit.export]\nendpoint = \""+col.URL+"\"\n")
+	d, _ := startDaemon(b, p)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { d.exportAudit(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	r := apptest.Call("Bash", "git status")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := d.Decide(context.Background(), r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(got.Load()), "exports")
+}

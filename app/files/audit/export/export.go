@@ -79,6 +79,10 @@ type Options struct {
 	// Changed); it also looks every Poll.
 	Changed <-chan struct{}
 	Poll    time.Duration
+	// Spacing is the least time between two rounds (1 s when zero): under
+	// a burst of decisions the export sends one batch a second, not one
+	// request and one cursor sync per decision.
+	Spacing time.Duration
 	HTTP    *http.Client
 	Logger  *log.Logger
 }
@@ -95,7 +99,8 @@ type Exporter struct {
 	// pos is where the last batch ended in the log's current file, so a
 	// round reads only what is new (read again whole after a rotation).
 	pos     position
-	pending position // pos once the batch read is accepted
+	pending position  // pos once the batch read is accepted
+	last    time.Time // when the last round began
 }
 
 // position is an offset in the current file, after the record seq.
@@ -109,6 +114,9 @@ type position struct {
 func New(o Options) *Exporter {
 	if o.Poll <= 0 {
 		o.Poll = 5 * time.Second
+	}
+	if o.Spacing <= 0 {
+		o.Spacing = time.Second
 	}
 	if o.HTTP == nil {
 		o.HTTP = &http.Client{Timeout: 30 * time.Second}
@@ -135,6 +143,14 @@ func (e *Exporter) Run(ctx context.Context) {
 		case <-timer.C:
 		case <-e.o.Changed:
 		}
+		if wait := time.Until(e.last.Add(e.o.Spacing)); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+		e.last = time.Now()
 		err := e.Round(ctx)
 		if ctx.Err() != nil {
 			return
@@ -159,8 +175,8 @@ func (e *Exporter) Run(ctx context.Context) {
 // errFull stops a read when a batch is full.
 var errFull = errors.New("batch full")
 
-// Round sends every record past the cursor, batch by batch, and returns
-// the first error.
+// Round sends the records past the cursor, batch by batch while the
+// batches are full, and returns the first error.
 func (e *Exporter) Round(ctx context.Context) error {
 	t, err := e.o.Target()
 	if err != nil || t.Endpoint == "" {
@@ -186,6 +202,9 @@ func (e *Exporter) Round(ctx context.Context) error {
 			return err
 		}
 		cur, e.pos = next, e.pending
+		if len(batch) < maxBatch {
+			return nil // what came since waits for the next round
+		}
 	}
 }
 

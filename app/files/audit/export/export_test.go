@@ -192,8 +192,11 @@ func TestExportAtLeastOnce(t *testing.T) {
 	if err := e.Round(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(c.unique()); n != 300 || c.calls != 2 {
-		t.Fatalf("%d records in %d requests", n, c.calls)
+	c.mu.Lock()
+	calls := c.calls
+	c.mu.Unlock()
+	if n := len(c.unique()); n != 300 || calls != 2 {
+		t.Fatalf("%d records in %d requests", n, calls)
 	}
 	if c.header.Get("Authorization") != "Bearer tok" {
 		t.Errorf("headers %v", c.header)
@@ -302,8 +305,9 @@ func TestExportRun(t *testing.T) {
 	e := New(Options{Log: filepath.Join(dir, "audit.jsonl"), State: filepath.Join(dir, "export.json"), Changed: l.Changed(), Poll: time.Hour,
 		Target: func() (Target, error) { return Target{Endpoint: srv.URL}, nil }})
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go e.Run(ctx)
+	done := make(chan struct{})
+	go func() { e.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
 	writeLog(t, l, 3, "ls")
 	deadline := time.Now().Add(10 * time.Second)
 	for len(c.unique()) < 3 {
