@@ -58,7 +58,7 @@ type Policy struct {
 	// holds before the mode and the person's rules.
 	mProtected, mSecrets pathSet
 	hasManagedPaths      bool
-	managedFailed        bool // the managed file cannot be used: every call that acts asks
+	managedFailed        bool            // the managed file cannot be used: every call that acts asks
 	disabled             map[string]bool // categories switched off
 	agents               map[string]*agentPolicy
 	catalog              *Catalog

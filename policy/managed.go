@@ -158,7 +158,9 @@ func (c *Config) ProtectedPaths() []string {
 
 // SecretPaths is the secret paths in force, the managed policy's with
 // the person's: what confined runs hide.
-func (c *Config) SecretPaths() []string { return c.withManaged("auto.secret_paths", c.Auto.SecretPaths) }
+func (c *Config) SecretPaths() []string {
+	return c.withManaged("auto.secret_paths", c.Auto.SecretPaths)
+}
 
 func (c *Config) withManaged(key string, mine []string) []string {
 	m := c.managed

@@ -1,9 +1,9 @@
 package mcp
 
 import (
-	"path"
 	_ "embed"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
