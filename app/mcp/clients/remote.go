@@ -52,10 +52,6 @@ type remoteHeader struct {
 	env  string // the variable that carries it
 }
 
-// remoteMembers are the members of a remote entry that say how it is
-// reached: the rewritten entry has its own.
-var remoteMembers = map[string]bool{"type": true, "transport": true, "url": true, "httpUrl": true, "serverUrl": true, "headers": true}
-
 // planRemote reads a remote server's entry, as client writes it.
 func planRemote(client string, obj *hujson.Object) remotePlan {
 	var p remotePlan
