@@ -127,7 +127,7 @@ var rules = []rule{
 	{pkg: "app/mcp", may: []string{"app/internal/strictjson", "policy"}, tests: []string{"app/mcp/mcptest"},
 		why: "the MCP proxy asks a Gate; it knows nothing of the daemon behind it"},
 	{pkg: "app/mcp/mcptest", may: []string{"app/mcp"}},
-	{pkg: "app/mcp/clients", may: []string{"app/mcp", "app/osutil", "app/internal/strictjson", "app/internal/jsonc", "app/internal/tomledit"},
+	{pkg: "app/mcp/clients", may: []string{"app/mcp", "app/osutil", "app/internal/strictjson", "app/internal/jsonc", "app/internal/tomledit", "policy"},
 		why: "rewriting MCP clients' configs knows the proxy's names, nothing of the daemon"},
 	{pkg: "app/mcp/pins", may: []string{"app/mcp", "app/osutil", "app/internal/strictjson"},
 		why: "the pin store owns the pinned MCP tool definitions: it imports neither the daemon nor the command line"},

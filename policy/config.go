@@ -454,7 +454,7 @@ func (c *Config) check() []*ConfigError {
 		}
 	}
 	for _, k := range sortedKeys(c.Audit.Export.Headers) {
-		if !validHeaderName(k) {
+		if !ValidHeaderName(k) {
 			add(c.errAt("audit.export.headers", -1, "%q is not a header's name", k))
 		} else if !isSecretReference(c.Audit.Export.Headers[k]) {
 			// Never quote the value: it may be the secret itself.
@@ -512,13 +512,15 @@ func checkExportEndpoint(e string) string {
 		return "the URL must not hold a user or password (send them as a header)"
 	case u.RawQuery != "" || u.Fragment != "":
 		return "the URL must not hold a query or a fragment"
-	case u.Scheme == "http" && !isLoopbackHost(u.Hostname()):
+	case u.Scheme == "http" && !LoopbackHost(u.Hostname()):
 		return "plain http:// only to this machine: the records would cross the network in the clear"
 	}
 	return ""
 }
 
-func isLoopbackHost(h string) bool {
+// LoopbackHost reports whether h names this machine (localhost, or a
+// loopback address).
+func LoopbackHost(h string) bool {
 	if strings.EqualFold(h, "localhost") {
 		return true
 	}
@@ -526,8 +528,9 @@ func isLoopbackHost(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// validHeaderName reports whether name is an HTTP header's name.
-func validHeaderName(name string) bool {
+// ValidHeaderName reports whether name is an HTTP header's name (a
+// token).
+func ValidHeaderName(name string) bool {
 	if name == "" {
 		return false
 	}

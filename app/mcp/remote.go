@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"sort"
@@ -808,10 +807,4 @@ func displayURL(u *url.URL) string {
 }
 
 // loopback reports whether host names this machine.
-func loopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func loopback(host string) bool { return policy.LoopbackHost(host) }

@@ -3,13 +3,13 @@ package clients
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 
 	"github.com/tailscale/hujson"
 
 	"github.com/agatehq/agate/app/internal/jsonc"
+	"github.com/agatehq/agate/policy"
 )
 
 // A remote server (reached over HTTP or SSE) is run through agate's
@@ -137,7 +137,7 @@ func planRemote(client string, obj *hujson.Object) remotePlan {
 		for i := range headers.Members {
 			m := &headers.Members[i]
 			name := literalString(m.Name)
-			if !validHeaderName(name) {
+			if !policy.ValidHeaderName(name) {
 				p.why = fmt.Sprintf("its header %q is not a header's name", name)
 				return p
 			}
@@ -178,33 +178,10 @@ func checkRemoteURL(raw string) string {
 		return "its URL is not http:// or https://"
 	case u.User != nil:
 		return "its URL holds a user or password, which agate's bridge does not send"
-	case u.Scheme == "http" && !loopbackHost(u.Hostname()):
+	case u.Scheme == "http" && !policy.LoopbackHost(u.Hostname()):
 		return "it is plain http:// to another machine, which agate's bridge refuses (the headers would cross the network in the clear)"
 	}
 	return ""
-}
-
-func loopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// validHeaderName reports whether name is an HTTP header's name (a
-// token).
-func validHeaderName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // headerVar is the variable that carries header name: MCP_HEADER_ and
