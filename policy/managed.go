@@ -235,7 +235,7 @@ func (m *Managed) Apply(user *Config) (*Config, []*ConfigError) {
 		out.managedProblems = problems
 		return &out, problems
 	}
-	M := m.cfg
+	M, def := m.cfg, DefaultConfig()
 	// [auto]
 	if m.has("auto.auto_approve") {
 		var both []string
@@ -317,21 +317,21 @@ func (m *Managed) Apply(user *Config) (*Config, []*ConfigError) {
 		refuse("sandbox.confine_project", "the managed policy does not let the project's code run unasked")
 		out.Sandbox.ConfineProject = false
 	}
-	replaceString := func(key string, managed string, mine *string) {
+	replaceString := func(key string, managed string, mine *string, def string) {
 		if m.has(key) {
-			if *mine != managed && *mine != DefaultConfig().fieldString(key) {
+			if *mine != managed && *mine != def {
 				refuse(key, "the managed policy sets it to %q", managed)
 			}
 			*mine = managed
 		}
 	}
-	replaceString("sandbox.launcher", M.Sandbox.Launcher, &out.Sandbox.Launcher)
-	replaceString("sandbox.wrapper", M.Sandbox.Wrapper, &out.Sandbox.Wrapper)
-	replaceString("sandbox.image", M.Sandbox.Image, &out.Sandbox.Image)
-	replaceString("sandbox.network", M.Sandbox.Network, &out.Sandbox.Network)
-	replaceString("sandbox.memory", M.Sandbox.Memory, &out.Sandbox.Memory)
-	replaceString("sandbox.cpus", M.Sandbox.CPUs, &out.Sandbox.CPUs)
-	replaceString("sandbox.runtime", M.Sandbox.Runtime, &out.Sandbox.Runtime)
+	replaceString("sandbox.launcher", M.Sandbox.Launcher, &out.Sandbox.Launcher, def.Sandbox.Launcher)
+	replaceString("sandbox.wrapper", M.Sandbox.Wrapper, &out.Sandbox.Wrapper, def.Sandbox.Wrapper)
+	replaceString("sandbox.image", M.Sandbox.Image, &out.Sandbox.Image, def.Sandbox.Image)
+	replaceString("sandbox.network", M.Sandbox.Network, &out.Sandbox.Network, def.Sandbox.Network)
+	replaceString("sandbox.memory", M.Sandbox.Memory, &out.Sandbox.Memory, def.Sandbox.Memory)
+	replaceString("sandbox.cpus", M.Sandbox.CPUs, &out.Sandbox.CPUs, def.Sandbox.CPUs)
+	replaceString("sandbox.runtime", M.Sandbox.Runtime, &out.Sandbox.Runtime, def.Sandbox.Runtime)
 	replaceList := func(key string, managed []string, mine *[]string) {
 		if m.has(key) {
 			for _, v := range *mine {
@@ -383,7 +383,7 @@ func (m *Managed) Apply(user *Config) (*Config, []*ConfigError) {
 		out.Undo.MinFreeMB = M.Undo.MinFreeMB
 	}
 	if m.has("undo.max_age") {
-		if user.Undo.MaxAge != M.Undo.MaxAge && user.Undo.MaxAge != DefaultConfig().Undo.MaxAge {
+		if user.Undo.MaxAge != M.Undo.MaxAge && user.Undo.MaxAge != def.Undo.MaxAge {
 			refuse("undo.max_age", "the managed policy sets it to %s", M.Undo.MaxAge.D())
 		}
 		out.Undo.MaxAge = M.Undo.MaxAge
@@ -401,9 +401,9 @@ func (m *Managed) Apply(user *Config) (*Config, []*ConfigError) {
 	}
 	if m.lock["tools"] {
 		for k, v := range tools {
-			if def := DefaultConfig().Tools[k]; v != def && !m.set["tools."+k] {
+			if d := def.Tools[k]; v != d && !m.set["tools."+k] {
 				refuse("tools."+k, "the managed policy locks [tools]")
-				tools[k] = def
+				tools[k] = d
 			}
 		}
 	}
@@ -468,28 +468,6 @@ func (m *Managed) Apply(user *Config) (*Config, []*ConfigError) {
 // of its own, which what a call does must be judged against.
 func (m *Managed) guards() bool {
 	return m.set["auto.rules"] || m.set["auto.hard_deny"] || m.set["auto.protected_paths"] || m.set["auto.secret_paths"] || m.mcpSet
-}
-
-// fieldString is a string key of c by its dotted name, for the keys
-// Apply replaces.
-func (c *Config) fieldString(key string) string {
-	switch key {
-	case "sandbox.launcher":
-		return c.Sandbox.Launcher
-	case "sandbox.wrapper":
-		return c.Sandbox.Wrapper
-	case "sandbox.image":
-		return c.Sandbox.Image
-	case "sandbox.network":
-		return c.Sandbox.Network
-	case "sandbox.memory":
-		return c.Sandbox.Memory
-	case "sandbox.cpus":
-		return c.Sandbox.CPUs
-	case "sandbox.runtime":
-		return c.Sandbox.Runtime
-	}
-	return ""
 }
 
 func cloneMap[K comparable, V any](m map[K]V) map[K]V {

@@ -375,32 +375,42 @@ func (d *Daemon) Serve(ctx context.Context, l net.Listener) error {
 	d.mu.Lock()
 	d.listener = l
 	d.mu.Unlock()
+	go d.sweep(ctx)
+	go d.pruneUndo(ctx)
+	return d.serveHTTP(ctx, l, d.Handler(), func() {
+		d.broker.closeAll()
+		d.proxies.closeAll()
+	})
+}
+
+// serveHTTP answers h on l until ctx ends (then stop, then a shutdown of
+// at most 3 s). Each request's context holds its peer's process and uid,
+// for the MCP proxies' registrations, the hooks that step aside for them
+// and the tokens' socket.
+func (d *Daemon) serveHTTP(ctx context.Context, l net.Listener, h http.Handler, stop func()) error {
 	if pl, ok := l.(*peerListener); ok {
 		pl.setLogger(d.logger)
 	}
 	srv := &http.Server{
-		Handler:           d.Handler(),
+		Handler:           h,
 		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          d.logger,
-		// The peer's process, for the MCP proxies' registrations and
-		// the hooks that step aside for them.
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			if lc, ok := c.(*limitedConn); ok {
-				return withPeer(ctx, lc.pid)
+				return context.WithValue(withPeer(ctx, lc.pid), uidKey{}, lc.uid)
 			}
 			return ctx
 		},
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
-	go d.sweep(ctx)
-	go d.pruneUndo(ctx)
 	select {
 	case <-ctx.Done():
-		d.broker.closeAll()
-		d.proxies.closeAll()
+		if stop != nil {
+			stop()
+		}
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		srv.Shutdown(sctx)

@@ -132,36 +132,7 @@ func (d *Daemon) ListenTokens(path string) (net.Listener, error) {
 
 // ServeTokens answers the tokens' routes on l until ctx ends.
 func (d *Daemon) ServeTokens(ctx context.Context, l net.Listener) error {
-	if pl, ok := l.(*peerListener); ok {
-		pl.setLogger(d.logger)
-	}
-	srv := &http.Server{
-		Handler:           d.TokenHandler(),
-		ReadHeaderTimeout: headerTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          d.logger,
-		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			if lc, ok := c.(*limitedConn); ok {
-				return context.WithValue(withPeer(ctx, lc.pid), uidKey{}, lc.uid)
-			}
-			return ctx
-		},
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(l) }()
-	select {
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-		return nil
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) || errors.Is(err, net.ErrClosed) {
-			return nil
-		}
-		return err
-	}
+	return d.serveHTTP(ctx, l, d.TokenHandler(), nil)
 }
 
 // TokenHandler is the tokens' socket's API: the routes an agent needs,

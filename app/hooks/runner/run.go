@@ -177,6 +177,17 @@ func readHookConfig(p api.Paths) hookConfig {
 	return underManaged(hc)
 }
 
+// hookKeys are the keys of config.toml (and the managed file) a hook
+// reads.
+type hookKeys struct {
+	Approvals struct {
+		Timeout any `toml:"timeout"`
+	} `toml:"approvals"`
+	Hooks struct {
+		OnDaemonDown string `toml:"on_daemon_down"`
+	} `toml:"hooks"`
+}
+
 // underManaged is hc under the managed policy (managed.Path): with a
 // managed file, a call with the daemon down is denied unless the file
 // says on_daemon_down = "ask" (whatever the person's config says), and
@@ -191,14 +202,7 @@ func underManaged(hc hookConfig) hookConfig {
 		hc.onDownAsk = false
 		return hc
 	}
-	var cfg struct {
-		Approvals struct {
-			Timeout any `toml:"timeout"`
-		} `toml:"approvals"`
-		Hooks struct {
-			OnDaemonDown string `toml:"on_daemon_down"`
-		} `toml:"hooks"`
-	}
+	var cfg hookKeys
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
 		hc.onDownAsk = false
@@ -243,14 +247,7 @@ func readUserHookConfig(p api.Paths) hookConfig {
 		hc.err = fmt.Errorf("read config: %w", err)
 		return hc
 	}
-	var cfg struct {
-		Approvals struct {
-			Timeout any `toml:"timeout"`
-		} `toml:"approvals"`
-		Hooks struct {
-			OnDaemonDown string `toml:"on_daemon_down"`
-		} `toml:"hooks"`
-	}
+	var cfg hookKeys
 	md, err := toml.Decode(string(data), &cfg)
 	if err != nil {
 		hc.err = fmt.Errorf("%s: %w", p.Config, err)
