@@ -24,9 +24,11 @@ type Client struct {
 	// Timeout bounds a request that has no deadline of its own; 0 means
 	// none (a decision may wait for a person).
 	Timeout time.Duration
-	// Token is a scoped token (`agate tokens add`), sent as a bearer
-	// token to the tokens' socket; "" takes AGATE_TOKEN from the
-	// environment, and none is the person's own socket.
+	// Token is a scoped token (`agate tokens add`, `agate container
+	// add`), sent as a bearer token to the tokens' socket or a
+	// container's; "" takes AGATE_TOKEN from the environment, or the
+	// file AGATE_TOKEN_FILE names (a container's mounted token), and
+	// none is the person's own socket.
 	Token string
 
 	once sync.Once
@@ -37,6 +39,11 @@ func (c *Client) init() {
 	c.once.Do(func() {
 		if c.Token == "" {
 			c.Token = os.Getenv("AGATE_TOKEN")
+		}
+		if f := os.Getenv("AGATE_TOKEN_FILE"); c.Token == "" && f != "" {
+			if c.Token, c.err = readTokenFile(f); c.err != nil {
+				return
+			}
 		}
 		if c.Socket == "" {
 			p, err := ResolvePaths("", "")
@@ -223,4 +230,22 @@ func (c *Client) Outcome(ctx context.Context, o *OutcomeRequest) (*OutcomeResult
 		return nil, err
 	}
 	return &out, nil
+}
+
+// readTokenFile reads a token from a file of at most 4 KiB (one line).
+func readTokenFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("%w: AGATE_TOKEN_FILE: %w", ErrDaemonDown, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 4<<10))
+	if err != nil {
+		return "", fmt.Errorf("%w: AGATE_TOKEN_FILE %s: %w", ErrDaemonDown, path, err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
+		return "", fmt.Errorf("%w: AGATE_TOKEN_FILE %s holds no token", ErrDaemonDown, path)
+	}
+	return tok, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -53,6 +54,16 @@ func cmdTokens(ctx context.Context, e *Env, args []string) error {
 		if err != nil {
 			return err
 		}
+		containers := 0
+		list = slices.DeleteFunc(list, func(t tokens.Token) bool {
+			if t.Container {
+				containers++
+			}
+			return t.Container
+		})
+		if containers > 0 {
+			defer fmt.Fprintf(e.Stdout, "(and %d dev containers' tokens: agate container)\n", containers)
+		}
 		if len(list) == 0 {
 			fmt.Fprintln(e.Stdout, "no tokens (agate tokens add NAME makes one)")
 			return nil
@@ -75,6 +86,13 @@ func cmdTokens(ctx context.Context, e *Env, args []string) error {
 	case "remove":
 		if len(pos) != 1 {
 			return usagef("usage: agate tokens remove NAME")
+		}
+		list, err := tokens.Load(path)
+		if err != nil {
+			return err
+		}
+		if slices.ContainsFunc(list, func(t tokens.Token) bool { return t.Name == pos[0] && t.Container }) {
+			return fmt.Errorf("%s is a dev container's token: agate container remove %s", pos[0], pos[0])
 		}
 		if err := tokens.Remove(ctx, path, pos[0]); err != nil {
 			return err

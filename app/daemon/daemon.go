@@ -345,8 +345,9 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	}
 	now := time.Now()
 	tok := tokenOf(ctx)
+	inProject := true
 	if tok != nil {
-		asToken(r, tok)
+		inProject = asToken(r, tok)
 	}
 	var mc *mcpCall
 	if r.MCP == nil {
@@ -395,7 +396,11 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	confine := d.canConfine(st.cfg, r, now) || unasked && !failed
 	preq.Sandbox, preq.FailedConfined = confine, failed
 	dec := pol.Decide(preq)
-	if tok != nil && !tok.Within(r.Cwd) {
+	switch {
+	case tok != nil && !inProject:
+		dec = policy.Decision{Verdict: policy.Deny, Layer: policy.LayerToken, Tool: dec.Tool, Category: dec.Category, Risks: dec.Risks,
+			Reason: fmt.Sprintf("container %q may act in its project only (%s, which it sees at %s), and this call is in %s", tok.Name, tok.Project, tok.Inside, r.Cwd)}
+	case tok != nil && !tok.Within(r.Cwd):
 		dec = policy.Decision{Verdict: policy.Deny, Layer: policy.LayerToken, Tool: dec.Tool, Category: dec.Category, Risks: dec.Risks,
 			Reason: fmt.Sprintf("token %q is for %s only, and this call is in %s", tok.Name, tok.Project, r.Cwd)}
 	}
@@ -980,9 +985,11 @@ func (d *Daemon) record(event string, r *api.DecideRequest, run string, dec poli
 	if dec.Rule != nil {
 		rec.Rule, rec.Source = dec.Rule.Text, dec.Rule.Source
 	}
-	rec.Token, _ = strings.CutPrefix(r.Agent, "token:")
-	if !strings.HasPrefix(r.Agent, "token:") {
-		rec.Token = ""
+	if name, ok := strings.CutPrefix(r.Agent, tokenPrefix); ok {
+		rec.Token = name
+	}
+	if name, ok := strings.CutPrefix(r.Agent, containerPrefix); ok {
+		rec.Container = name
 	}
 	return rec
 }

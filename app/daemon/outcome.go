@@ -171,7 +171,7 @@ func (d *Daemon) Outcome(ctx context.Context, o *api.OutcomeRequest) (*api.Outco
 
 func (d *Daemon) handleOutcome(r *http.Request, req *api.OutcomeRequest) (any, error) {
 	if t := tokenOf(r.Context()); t != nil {
-		req.Agent = tokenAgent(t)
+		req.Agent, req.Args = tokenAgent(t), hostArgs(t, req.Args)
 	}
 	return d.Outcome(r.Context(), req)
 }

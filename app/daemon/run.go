@@ -39,6 +39,7 @@ func Run(ctx context.Context, paths api.Paths, logger *log.Logger, desktop Deskt
 			}()
 		}
 	}
+	go d.serveContainers(ctx)
 	go d.watchConfig(ctx)
 	go d.watchSecrets(ctx)
 	go d.exportAudit(ctx)

@@ -193,7 +193,11 @@ func readJSON(r *http.Request, v any) error {
 }
 
 func (d *Daemon) handleDecide(r *http.Request, req *api.DecideRequest) (any, error) {
-	return d.Decide(r.Context(), req)
+	resp, err := d.Decide(r.Context(), req)
+	if t := tokenOf(r.Context()); t != nil && t.Container && resp != nil {
+		resp = insideAnswer(t, resp)
+	}
+	return resp, err
 }
 
 func (d *Daemon) handleAnswer(_ *http.Request, req *api.AnswerRequest) (any, error) {

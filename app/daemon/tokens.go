@@ -132,12 +132,14 @@ func (d *Daemon) ListenTokens(path string) (net.Listener, error) {
 
 // ServeTokens answers the tokens' routes on l until ctx ends.
 func (d *Daemon) ServeTokens(ctx context.Context, l net.Listener) error {
-	return d.serveHTTP(ctx, l, d.TokenHandler(), nil)
+	return d.serveHTTP(ctx, l, d.TokenHandler(""), nil)
 }
 
-// TokenHandler is the tokens' socket's API: the routes an agent needs,
-// each request with a token of the user that sent it.
-func (d *Daemon) TokenHandler() http.Handler {
+// TokenHandler is the tokens' socket's API (container "") or a dev
+// container's (`agate container add`): the routes an agent needs, each
+// request with a token for that socket (of the user that sent it, on
+// the tokens' socket; the container's own, on a container's).
+func (d *Daemon) TokenHandler(container string) http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range routes {
 		if !tokenRoutes[rt.pattern] {
@@ -160,7 +162,7 @@ func (d *Daemon) TokenHandler() http.Handler {
 			writeError(w, http.StatusServiceUnavailable, "the tokens cannot be read")
 			return
 		}
-		tok, err := tokens.Lookup(list, strings.TrimSpace(secret), uid, time.Now())
+		tok, err := tokens.Lookup(list, strings.TrimSpace(secret), uid, container, time.Now())
 		if err != nil {
 			writeError(w, http.StatusUnauthorized, err.Error())
 			return
@@ -173,16 +175,37 @@ func (d *Daemon) TokenHandler() http.Handler {
 	})
 }
 
-// tokenAgent is the agent a token's calls are decided and logged as.
-func tokenAgent(t *tokens.Token) string { return "token:" + t.Name }
+// tokenAgent is the agent a token's calls are decided and logged as:
+// "token:NAME", or "container:NAME" for a dev container's.
+func tokenAgent(t *tokens.Token) string {
+	if t.Container {
+		return containerPrefix + t.Name
+	}
+	return tokenPrefix + t.Name
+}
 
-// asToken makes r a call of token t: its agent, no agent's prompt.
-func asToken(r *api.DecideRequest, t *tokens.Token) {
+// The prefixes of the agents tokens' calls are decided as.
+const (
+	tokenPrefix     = "token:"
+	containerPrefix = "container:"
+)
+
+// asToken makes r a call of token t: its agent, no agent's prompt, and
+// for a container, the paths it names as the host sees them. It returns
+// false when the call's folder is not the container's project (the call
+// is then denied).
+func asToken(r *api.DecideRequest, t *tokens.Token) bool {
 	r.Agent = tokenAgent(t)
 	r.AgentPrompt, r.Reasks, r.AgentSandbox = false, false, ""
+	inside := true
+	if t.Container {
+		r.Cwd, inside = t.HostPath(r.Cwd)
+		r.Args = hostArgs(t, r.Args)
+	}
 	if t.Project != "" {
 		r.Workspace = t.Project
 	}
+	return inside
 }
 
 // tokenPolicy is pol for a call of token t: its mode a floor, as a

@@ -29,7 +29,8 @@ type Record struct {
 	Time       time.Time    `json:"time"`
 	Event      string       `json:"event"` // "decision", "approval.requested", "approval.granted", "approval.denied", "approval.expired", "approval.agent_allowed", "approval.agent_denied", "config", "secret.leaked", "secret.rotated"
 	Agent      string       `json:"agent,omitempty"`
-	Token      string       `json:"token,omitempty"` // the scoped token the call came with (agent "token:NAME")
+	Token      string       `json:"token,omitempty"`     // the scoped token the call came with (agent "token:NAME")
+	Container  string       `json:"container,omitempty"` // the dev container the call came from (agent "container:NAME")
 	Session    string       `json:"session,omitempty"`
 	Run        string       `json:"run,omitempty"`
 	Tool       string       `json:"tool,omitempty"`

@@ -33,6 +33,9 @@ var (
 	ErrWrongUID = errors.New("the token is not this user's")
 	ErrExists   = errors.New("a token of that name exists")
 	ErrNotFound = errors.New("no token of that name")
+	// ErrWrongSocket is a container's token on another socket, or a
+	// caller's token on a container's.
+	ErrWrongSocket = errors.New("the token is not for this socket")
 )
 
 // Token is one scoped token, as stored: never the secret itself.
@@ -49,6 +52,13 @@ type Token struct {
 	Mode    string    `json:"mode,omitempty"`
 	Created time.Time `json:"created"`
 	Expires time.Time `json:"expires,omitzero"`
+	// Container marks a dev container's token (`agate container add`):
+	// presented on that container's own socket only, by whatever uid the
+	// container runs as, for Project only, which the container sees at
+	// Inside.
+	Container bool `json:"container,omitempty"`
+	// Inside is where the container sees Project (its mount point).
+	Inside string `json:"inside,omitempty"`
 }
 
 // file is tokens.json.
@@ -103,6 +113,9 @@ func parse(path string, data []byte) ([]Token, error) {
 		if t.Project != "" && !filepath.IsAbs(t.Project) {
 			return nil, fmt.Errorf("%s: token %q: project %q is not absolute", path, t.Name, t.Project)
 		}
+		if err := t.checkContainer(); err != nil {
+			return nil, fmt.Errorf("%s: token %q: %w", path, t.Name, err)
+		}
 	}
 	return f.Tokens, nil
 }
@@ -131,6 +144,9 @@ func hash(secret string) string {
 // it at path and returns its secret, which is never stored.
 func Add(ctx context.Context, path string, t Token, now time.Time) (string, error) {
 	if err := ValidName(t.Name); err != nil {
+		return "", err
+	}
+	if err := t.checkContainer(); err != nil {
 		return "", err
 	}
 	var raw [32]byte
@@ -188,8 +204,11 @@ func update(ctx context.Context, path string, fn func([]Token) ([]Token, error))
 }
 
 // Lookup returns the token whose secret this is, presented by uid at
-// now, or why it is refused.
-func Lookup(list []Token, secret string, uid int, now time.Time) (*Token, error) {
+// now on the socket of the container named container ("" for the
+// tokens' socket), or why it is refused. A container's token works on
+// its own socket only, whatever the uid (the container's users are not
+// the host's); every other token only on the tokens' socket, by its uid.
+func Lookup(list []Token, secret string, uid int, container string, now time.Time) (*Token, error) {
 	if !strings.HasPrefix(secret, prefix) {
 		return nil, ErrUnknown
 	}
@@ -200,7 +219,9 @@ func Lookup(list []Token, secret string, uid int, now time.Time) (*Token, error)
 			continue
 		}
 		switch {
-		case t.UID != uid:
+		case t.Container != (container != "") || t.Container && t.Name != container:
+			return nil, fmt.Errorf("%w (token %q belongs on another socket)", ErrWrongSocket, t.Name)
+		case !t.Container && t.UID != uid:
 			return nil, fmt.Errorf("%w (token %q is for uid %d, presented by uid %d)", ErrWrongUID, t.Name, t.UID, uid)
 		case !t.Expires.IsZero() && !now.Before(t.Expires):
 			return nil, fmt.Errorf("%w (token %q, %s)", ErrExpired, t.Name, t.Expires.Format(time.RFC3339))
@@ -211,11 +232,13 @@ func Lookup(list []Token, secret string, uid int, now time.Time) (*Token, error)
 }
 
 // UIDs are the users the tokens are for: who may connect to the
-// tokens' socket at all.
+// tokens' socket at all (containers' tokens are not used there).
 func UIDs(list []Token) map[int]bool {
 	out := map[int]bool{}
 	for _, t := range list {
-		out[t.UID] = true
+		if !t.Container {
+			out[t.UID] = true
+		}
 	}
 	return out
 }

@@ -52,7 +52,7 @@ func TestAddLookupRemove(t *testing.T) {
 		{"", 1001, now, ErrUnknown, ""},
 		{strings.TrimPrefix(ci, "agt_"), 1001, now, ErrUnknown, ""},
 	} {
-		tok, err := Lookup(list, tt.secret, tt.uid, tt.at)
+		tok, err := Lookup(list, tt.secret, tt.uid, "", tt.at)
 		if !errors.Is(err, tt.want) || (tt.want == nil && tok.Name != tt.name) {
 			t.Errorf("Lookup(%.10q, %d): %v %v", tt.secret, tt.uid, tok, err)
 		}
@@ -64,7 +64,7 @@ func TestAddLookupRemove(t *testing.T) {
 		t.Errorf("removed twice: %v", err)
 	}
 	list, _ = Load(path)
-	if _, err := Lookup(list, ci, 1001, now); !errors.Is(err, ErrUnknown) {
+	if _, err := Lookup(list, ci, 1001, "", now); !errors.Is(err, ErrUnknown) {
 		t.Errorf("a revoked token: %v", err)
 	}
 	if uids := UIDs(list); !uids[1002] || uids[1001] {

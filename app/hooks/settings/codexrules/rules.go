@@ -164,7 +164,7 @@ var agateNames = []string{"agate", "agate-cli", "agate-hook"}
 // agateCommands are agate's commands but sandbox (cli's register calls;
 // a test keeps the list whole). `agate sandbox --strict` is how a call
 // agate's hook confines runs, so only its other spellings are forbidden.
-var agateCommands = []string{"approvals", "approve", "check", "config", "doctor", "grants", "hook", "hooks", "keys", "tokens", "undo",
+var agateCommands = []string{"approvals", "approve", "check", "config", "container", "doctor", "grants", "hook", "hooks", "keys", "tokens", "undo",
 	"log", "mcp", "replay", "run", "serve", "start", "status", "version", "help", "-h", "-help", "--help"}
 
 // agateSandboxFlags are the words `agate sandbox` can begin with but
