@@ -6,7 +6,8 @@
 #            zsh (the shell quoter is read back in bash and zsh)
 #   desktop  a notification daemon, xdotool and imagemagick for the
 #            end-to-end desktop test and screenshots
-#   agents   tmux, the terminal the agents' interactive UIs run in
+#   agents   tmux, the terminal the agents' interactive UIs run in; podman
+#            and runc, the container engine an agent in a dev container runs in
 #   harm     the programs the harm corpus's attacks run (testdata/harm)
 # Nothing is installed when everything is present; apt-get runs only for
 # what is absent.
@@ -20,7 +21,7 @@ for set in "$@"; do
     test) want+=(ca-certificates xvfb xauth libgl1-mesa-dri dbus dbus-x11 gnome-keyring bubblewrap
                  uidmap util-linux procps zsh) ;;
     desktop) want+=(xdotool imagemagick dunst libnotify-bin libglib2.0-bin x11-utils) ;;
-    agents) want+=(tmux) ;;
+    agents) want+=(tmux podman runc) ;;
     harm) want+=(busybox dc dnsutils m4 python3-pytest rsync moreutils git python3 curl) ;;
     *) echo "deps.sh: unknown set $set" >&2; exit 2 ;;
   esac

@@ -167,7 +167,9 @@ func hostValue(t *tokens.Token, v any) any {
 // in the container, not in the host's sandbox).
 func insideAnswer(t *tokens.Token, resp *api.DecideResponse) *api.DecideResponse {
 	out := *resp
-	out.Reason = t.InsideText(resp.Reason)
+	if out.Layer != policy.LayerToken { // the token's own reasons speak the container's paths already
+		out.Reason = t.InsideText(resp.Reason)
+	}
 	if out.Sandbox || out.Confine != nil {
 		if out.Decision == policy.Allow {
 			out.Decision = policy.Deny

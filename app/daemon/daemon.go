@@ -345,7 +345,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	}
 	now := time.Now()
 	tok := tokenOf(ctx)
-	inProject := true
+	inProject, asked := true, r.Cwd
 	if tok != nil {
 		inProject = asToken(r, tok)
 	}
@@ -399,7 +399,7 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	switch {
 	case tok != nil && !inProject:
 		dec = policy.Decision{Verdict: policy.Deny, Layer: policy.LayerToken, Tool: dec.Tool, Category: dec.Category, Risks: dec.Risks,
-			Reason: fmt.Sprintf("container %q may act in its project only (%s, which it sees at %s), and this call is in %s", tok.Name, tok.Project, tok.Inside, r.Cwd)}
+			Reason: fmt.Sprintf("container %q may act only in its project, which it sees at %s, and this call is in %s", tok.Name, tok.Inside, asked)}
 	case tok != nil && !tok.Within(r.Cwd):
 		dec = policy.Decision{Verdict: policy.Deny, Layer: policy.LayerToken, Tool: dec.Tool, Category: dec.Category, Risks: dec.Risks,
 			Reason: fmt.Sprintf("token %q is for %s only, and this call is in %s", tok.Name, tok.Project, r.Cwd)}

@@ -165,14 +165,18 @@ const claudeKey = "sk-ant-agenttest-dummy"
 // first run: onboarding done (else it checks that it can reach its
 // servers, and stops), the dummy API key approved, the work folder
 // trusted.
-func (h *Home) ClaudeState(t testing.TB) {
+func (h *Home) ClaudeState(t testing.TB) { t.Helper(); h.ClaudeStateFor(t, h.Work) }
+
+// ClaudeStateFor is ClaudeState with project as the trusted folder (a
+// container's, where it sees the project elsewhere).
+func (h *Home) ClaudeStateFor(t testing.TB, project string) {
 	t.Helper()
 	WriteJSON(t, filepath.Join(h.Home, ".claude.json"), map[string]any{
 		"hasCompletedOnboarding": true,
 		"lastOnboardingVersion":  ClaudeCode.Version,
 		"theme":                  "dark",
 		"customApiKeyResponses":  map[string]any{"approved": []string{claudeKey[len(claudeKey)-20:]}, "rejected": []string{}},
-		"projects":               map[string]any{h.Work: map[string]any{"hasTrustDialogAccepted": true, "allowedTools": []string{}}},
+		"projects":               map[string]any{project: map[string]any{"hasTrustDialogAccepted": true, "allowedTools": []string{}}},
 	})
 }
 
