@@ -11,6 +11,7 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/files/tokens"
+	"github.com/agatehq/agate/app/osutil"
 	"github.com/agatehq/agate/policy"
 )
 
@@ -95,6 +96,11 @@ func (d *Daemon) serveContainers(ctx context.Context) {
 // not the host's: the folder's place in the private state folder keeps
 // the host's other users out, and each request needs the token).
 func (d *Daemon) listenContainer(name string) (net.Listener, error) {
+	// The containers' folder is the person's alone: it is what keeps the
+	// host's other users from the tokens and the sockets.
+	if err := osutil.CheckDir(tokens.ContainersDir(d.paths.State), true); err != nil {
+		return nil, fmt.Errorf("the containers' folder: %w", err)
+	}
 	dir := tokens.ContainerDir(d.paths.State, name)
 	fi, err := os.Lstat(dir)
 	if err != nil {

@@ -138,3 +138,57 @@ func readAudit(t *testing.T, p api.Paths) []audit.Record {
 	}
 	return out
 }
+
+// TestTokenLimiter: a token's burst, then its rate; its requests in
+// flight; each token its own bucket.
+func TestTokenLimiter(t *testing.T) {
+	var l tokenLimiter
+	now := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
+	for i := range tokenBurst {
+		release, why := l.take("flood", now)
+		if why != "" {
+			t.Fatalf("request %d of the burst: %s", i, why)
+		}
+		release()
+	}
+	if _, why := l.take("flood", now); !strings.Contains(why, "requests a second") {
+		t.Errorf("past the burst: %q", why)
+	}
+	if release, why := l.take("other", now); why != "" {
+		t.Errorf("another token, refused with the first: %s", why)
+	} else {
+		release()
+	}
+	now = now.Add(time.Second)
+	n := 0
+	for ; n < 2*tokenRate; n++ {
+		release, why := l.take("flood", now)
+		if why != "" {
+			break
+		}
+		release()
+	}
+	if n != tokenRate {
+		t.Errorf("%d requests in the next second, want %d", n, tokenRate)
+	}
+	now = now.Add(time.Minute)
+	var held []func()
+	for range tokenInFlight {
+		release, why := l.take("slow", now)
+		if why != "" {
+			t.Fatal(why)
+		}
+		held = append(held, release)
+	}
+	if _, why := l.take("slow", now); !strings.Contains(why, "being answered") {
+		t.Errorf("one too many in flight: %q", why)
+	}
+	held[0]()
+	held[0]() // twice is once
+	if _, why := l.take("slow", now); why != "" { // held
+		t.Errorf("after one ended: %s", why)
+	}
+	if _, why := l.take("slow", now); why == "" {
+		t.Error("a release counted twice")
+	}
+}

@@ -49,9 +49,11 @@ type Daemon struct {
 	audit    *audit.Log
 	overlays *overlayCache
 	tokens   *tokenSet // the scoped tokens (tokens.json), read as it changes
-	counts   counters
-	bodies   *bodies        // what request bodies in flight may hold
-	facts    *machine.Facts // what the policy needs to know of files, repositories and patches
+	// tokenLimits bounds each token's requests.
+	tokenLimits tokenLimiter
+	counts      counters
+	bodies      *bodies        // what request bodies in flight may hold
+	facts       *machine.Facts // what the policy needs to know of files, repositories and patches
 
 	secretsState secretState
 	prober       sandbox.Prober

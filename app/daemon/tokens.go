@@ -171,6 +171,12 @@ func (d *Daemon) TokenHandler(container string) http.Handler {
 			writeError(w, http.StatusForbidden, "a scoped token reaches only decide, outcome, runs and taint")
 			return
 		}
+		release, why := d.tokenLimits.take(tok.Name, time.Now())
+		if why != "" {
+			writeError(w, http.StatusTooManyRequests, why)
+			return
+		}
+		defer release()
 		inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tokenKey{}, tok)))
 	})
 }
@@ -223,3 +229,58 @@ func tokenPolicy(pol *policy.Policy, t *tokens.Token) *policy.Policy {
 
 // owner is the uid that owns fi.
 func owner(fi fs.FileInfo) int { return fileOwner(fi) }
+
+// What one token may ask of the daemon: a caller that is not the person
+// (a CI runner, a container's agent) must not crowd out the person's own
+// agents, whose decisions share the audit log and the body budget.
+const (
+	// tokenRate and tokenBurst bound a token's requests: tokenRate a
+	// second, sustained, after a burst of tokenBurst.
+	tokenRate  = 20
+	tokenBurst = 100
+	// tokenInFlight bounds a token's requests being answered at once (a
+	// decision that waits for a person holds one).
+	tokenInFlight = 32
+)
+
+// tokenLimiter is each token's bucket of requests and its count in flight.
+type tokenLimiter struct {
+	mu sync.Mutex
+	by map[string]*tokenBucket
+}
+
+type tokenBucket struct {
+	tokens   float64
+	last     time.Time
+	inFlight int
+}
+
+// take admits one request of token name at now, or says why not; release
+// ends it.
+func (l *tokenLimiter) take(name string, now time.Time) (release func(), why string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.by == nil {
+		l.by = map[string]*tokenBucket{}
+	}
+	b := l.by[name]
+	if b == nil {
+		b = &tokenBucket{tokens: tokenBurst, last: now}
+		l.by[name] = b
+	}
+	b.tokens = min(tokenBurst, b.tokens+now.Sub(b.last).Seconds()*tokenRate)
+	b.last = now
+	switch {
+	case b.inFlight >= tokenInFlight:
+		return nil, fmt.Sprintf("token %q has %d requests being answered already: wait for one", name, b.inFlight)
+	case b.tokens < 1:
+		return nil, fmt.Sprintf("token %q sends more than %d requests a second: slow down", name, tokenRate)
+	}
+	b.tokens--
+	b.inFlight++
+	return sync.OnceFunc(func() {
+		l.mu.Lock()
+		b.inFlight--
+		l.mu.Unlock()
+	}), ""
+}
