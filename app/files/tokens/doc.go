@@ -12,4 +12,11 @@
 // uid's, expired), never which part of the secret was wrong. The file is
 // written atomically under a lock, 0600, in a folder private to the
 // person; a file that does not parse is an error, never "no tokens".
+//
+// A dev container's token (Container, `agate container add`) is bound to
+// the container's own socket, in a folder of its own the container
+// mounts (ContainerDir), and to one project, which the container sees at
+// Inside: HostPath and HostText move the paths a container's call names
+// to the host's, InsidePath and InsideText move them back for what the
+// container is told.
 package tokens
