@@ -425,6 +425,33 @@ type Status struct {
 	// Managed is the managed policy an administrator installed, when
 	// there is one.
 	Managed *ManagedStatus `json:"managed,omitempty"`
+	// Export is how the audit log's export stands, when [audit.export]
+	// names a collector.
+	Export *ExportStatus `json:"export,omitempty"`
+	// Containers are the dev containers given a socket (`agate
+	// container add`).
+	Containers []ContainerStatus `json:"containers,omitempty"`
+}
+
+// ExportStatus is the audit export's state.
+type ExportStatus struct {
+	Endpoint  string `json:"endpoint"`
+	Delivered uint64 `json:"delivered"` // the last seq the collector accepted
+	// Waiting counts records read and not yet accepted (at most a batch
+	// is read at once): 0 when caught up.
+	Waiting     uint64    `json:"waiting"`
+	LastSent    time.Time `json:"last_sent,omitzero"`
+	LastError   string    `json:"last_error,omitempty"`
+	LastErrorAt time.Time `json:"last_error_at,omitzero"`
+}
+
+// ContainerStatus is one dev container's socket.
+type ContainerStatus struct {
+	Name    string `json:"name"`
+	Project string `json:"project"`
+	Inside  string `json:"inside"`
+	Open    bool   `json:"open"` // the daemon listens on its socket
+	Error   string `json:"error,omitempty"`
 }
 
 // ManagedStatus is the managed policy's state.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,6 +41,10 @@ type Report struct {
 	// Managed is the managed policy an administrator installed.
 	Managed *api.ManagedStatus `json:"managed,omitempty"`
 	Daemon  string             `json:"daemon"` // "running (pid N)" or why not
+	// Export is the audit export's state, as the daemon reports it.
+	Export *api.ExportStatus `json:"export,omitempty"`
+	// Containers are the dev containers' sockets, as the daemon reports them.
+	Containers []api.ContainerStatus `json:"containers,omitempty"`
 	// Unasked is [sandbox] confine_unasked: whether what agate lets
 	// through on its own judgment runs confined to it.
 	Unasked  ConfineReport       `json:"confine_unasked"`
@@ -126,6 +131,16 @@ func Doctor(ctx context.Context, p api.Paths) *Report {
 	switch {
 	case err == nil:
 		r.Daemon = fmt.Sprintf("running (pid %d, %s, socket %s)", st.PID, st.Mode, st.Socket)
+		r.Export, r.Containers = st.Export, st.Containers
+		if x := st.Export; x != nil && x.LastError != "" {
+			problem("the audit export to %s is failing (since %s; %d record(s) read and waiting, kept in the log until it works): %s",
+				x.Endpoint, x.LastErrorAt.Local().Format(time.DateTime), x.Waiting, firstLine(x.LastError))
+		}
+		for _, c := range st.Containers {
+			if !c.Open {
+				problem("container %s: its agents cannot reach agate: %s", c.Name, cmp.Or(c.Error, "its socket is not open"))
+			}
+		}
 	case errors.Is(err, api.ErrDaemonDown):
 		r.Daemon = "not running: start it with `agate` or `agate serve`"
 		problem("the daemon is not running: hooks block every call until it is")
@@ -390,6 +405,8 @@ func (r *Report) print(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	printManaged(w, "managed:   ", r.Managed)
+	printExport(w, "export:    ", r.Export)
+	printContainers(w, "container: ", r.Containers)
 	fmt.Fprintf(w, "daemon:    %s\n", r.Daemon)
 	s := r.Sandbox
 	fmt.Fprintf(w, "sandbox:   enabled=%v launcher=%s available=%v network_isolation=%v fail_closed=%v\n", s.Enabled, s.Launcher, s.Available, s.NetworkIsolation, s.FailClosed)

@@ -187,6 +187,16 @@ func TestAuditExportToRealCollector(t *testing.T) {
 	c.stop()
 	decide(400)
 	time.Sleep(time.Minute)
+	// The status says so: failing, what waits.
+	st, err := (&api.Client{Socket: sock}).Status(context.Background())
+	if err != nil || st.Export == nil || st.Export.LastError == "" || st.Export.Waiting == 0 || st.Export.Delivered < 20 {
+		t.Errorf("the status with the collector down: %+v %v", st.Export, err)
+	}
+	status := exec.Command(cli, "status")
+	status.Env = env
+	if out, _ := status.CombinedOutput(); !strings.Contains(string(out), "FAILING since") {
+		t.Errorf("agate status with the collector down:\n%s", out)
+	}
 	outs = append(outs, filepath.Join(dir, "out2.jsonl"))
 	c = startCollector(t, col, addr, outs[1])
 	defer c.stop()
@@ -219,6 +229,10 @@ func TestAuditExportToRealCollector(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	waitFor(t, "the status to say it is caught up", func() bool {
+		st, err := (&api.Client{Socket: sock}).Status(context.Background())
+		return err == nil && st.Export != nil && st.Export.LastError == "" && st.Export.Waiting == 0 && !st.Export.LastSent.IsZero()
+	})
 	c.stop()
 	recs := collected(t, outs...)
 	ids := map[string]bool{}

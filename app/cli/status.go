@@ -53,6 +53,8 @@ func cmdStatus(ctx context.Context, e *Env, args []string) error {
 		fmt.Fprintf(e.Stdout, "  CONFIG ERROR (the last good policy is in force):\n    %s\n", strings.ReplaceAll(st.ConfigError, "\n", "\n    "))
 	}
 	printManaged(e.Stdout, "  managed:    ", st.Managed)
+	printExport(e.Stdout, "  export:     ", st.Export)
+	printContainers(e.Stdout, "  container:  ", st.Containers)
 	who := "nobody (asks go to the agent's own prompt, or are denied)"
 	if len(st.Prompters) > 0 {
 		who = strings.Join(st.Prompters, ", ")
@@ -89,6 +91,37 @@ func cmdStatus(ctx context.Context, e *Env, args []string) error {
 			p.Server, cmp.Or(p.Client, "an MCP client"), p.PID, p.ClientPID, p.Tools, p.Since.Local().Format(time.TimeOnly))
 	}
 	return nil
+}
+
+// printExport says how the audit export stands, after head; nothing
+// when none is configured.
+func printExport(w io.Writer, head string, x *api.ExportStatus) {
+	if x == nil {
+		return
+	}
+	sent := "nothing sent yet"
+	if !x.LastSent.IsZero() {
+		sent = "last sent " + x.LastSent.Local().Format(time.DateTime)
+	}
+	fmt.Fprintf(w, "%sto %s: delivered to record %d, %s", head, x.Endpoint, x.Delivered, sent)
+	if x.Waiting > 0 {
+		fmt.Fprintf(w, ", %d waiting", x.Waiting)
+	}
+	fmt.Fprintln(w)
+	if x.LastError != "" {
+		fmt.Fprintf(w, "%s  FAILING since %s (the records wait in the log): %s\n", strings.Repeat(" ", len(head)), x.LastErrorAt.Local().Format(time.DateTime), firstLine(x.LastError))
+	}
+}
+
+// printContainers lists the dev containers' sockets, after head.
+func printContainers(w io.Writer, head string, cs []api.ContainerStatus) {
+	for _, c := range cs {
+		state := "socket open"
+		if !c.Open {
+			state = "SOCKET NOT OPEN: " + cmp.Or(c.Error, "not yet")
+		}
+		fmt.Fprintf(w, "%s%s: %s, seen inside at %s (%s)\n", head, c.Name, c.Project, c.Inside, state)
+	}
 }
 
 // printManaged says what the managed policy does, after head; nothing

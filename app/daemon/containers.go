@@ -78,6 +78,13 @@ func (d *Daemon) serveContainers(ctx context.Context) {
 					delete(open, name)
 				}
 			}
+			var st []api.ContainerStatus
+			for _, tok := range list {
+				if tok.Container {
+					st = append(st, api.ContainerStatus{Name: tok.Name, Project: tok.Project, Inside: tok.Inside, Open: open[tok.Name] != nil, Error: failed[tok.Name]})
+				}
+			}
+			d.containers.Store(&st)
 		}
 		select {
 		case <-ctx.Done():

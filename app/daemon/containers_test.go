@@ -184,7 +184,7 @@ func TestTokenLimiter(t *testing.T) {
 		t.Errorf("one too many in flight: %q", why)
 	}
 	held[0]()
-	held[0]() // twice is once
+	held[0]()                                     // twice is once
 	if _, why := l.take("slow", now); why != "" { // held
 		t.Errorf("after one ended: %s", why)
 	}

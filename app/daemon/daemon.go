@@ -17,6 +17,7 @@ import (
 
 	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/files/audit"
+	"github.com/agatehq/agate/app/files/audit/export"
 	"github.com/agatehq/agate/app/files/config"
 	"github.com/agatehq/agate/app/files/grants"
 	"github.com/agatehq/agate/app/files/tokens"
@@ -51,9 +52,13 @@ type Daemon struct {
 	tokens   *tokenSet // the scoped tokens (tokens.json), read as it changes
 	// tokenLimits bounds each token's requests.
 	tokenLimits tokenLimiter
-	counts      counters
-	bodies      *bodies        // what request bodies in flight may hold
-	facts       *machine.Facts // what the policy needs to know of files, repositories and patches
+	// exporter ships the audit log ([audit.export]); nil until it runs.
+	exporter atomic.Pointer[export.Exporter]
+	// containers are the containers' sockets as serveContainers left them.
+	containers atomic.Pointer[[]api.ContainerStatus]
+	counts     counters
+	bodies     *bodies        // what request bodies in flight may hold
+	facts      *machine.Facts // what the policy needs to know of files, repositories and patches
 
 	secretsState secretState
 	prober       sandbox.Prober
@@ -912,6 +917,10 @@ func (d *Daemon) Status() *api.Status {
 	}
 	diag := d.SandboxDiagnostics(context.Background())
 	s.Sandbox = &diag
+	s.Export = d.exportStatus()
+	if c := d.containers.Load(); c != nil {
+		s.Containers = *c
+	}
 	_, s.ConfineUnasked = d.ConfineUnasked(context.Background())
 	if s.Prompters == nil {
 		s.Prompters = []string{}

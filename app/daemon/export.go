@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/user"
 	"sync"
 	"time"
 
+	"github.com/agatehq/agate/app/api"
 	"github.com/agatehq/agate/app/files/audit/export"
 	"github.com/agatehq/agate/app/version"
 	"github.com/agatehq/agate/keystore"
@@ -57,7 +59,30 @@ func (d *Daemon) exportAudit(ctx context.Context) {
 			return t, nil
 		},
 	})
+	d.exporter.Store(e)
 	e.Run(ctx)
+}
+
+// exportStatus is how the export stands, nil when none is configured.
+func (d *Daemon) exportStatus() *api.ExportStatus {
+	cfg, _ := d.Config()
+	e := d.exporter.Load()
+	if cfg == nil || cfg.Audit.Export.Endpoint == "" || e == nil {
+		return nil
+	}
+	st := e.Stats()
+	return &api.ExportStatus{Endpoint: redactURL(cfg.Audit.Export.Endpoint), Delivered: st.Delivered, Waiting: st.Waiting,
+		LastSent: st.LastSent, LastError: st.LastError, LastErrorAt: st.LastErrorAt}
+}
+
+// redactURL is u without a user or password in it.
+func redactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.User == nil {
+		return u
+	}
+	p.User = nil
+	return p.String()
 }
 
 // exportResource is the resource every exported record carries: agate,

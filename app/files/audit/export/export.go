@@ -44,6 +44,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agatehq/agate/app/files/audit"
@@ -101,6 +102,32 @@ type Exporter struct {
 	pos     position
 	pending position  // pos once the batch read is accepted
 	last    time.Time // when the last round began
+
+	mu    sync.Mutex // guards stats
+	stats Stats
+}
+
+// Stats say how the export stands, for `agate status` and doctor.
+type Stats struct {
+	// Delivered is the last seq a collector accepted (the cursor).
+	Delivered uint64 `json:"delivered"`
+	// Waiting counts the records read past the cursor and not yet
+	// accepted, as far as the last round read (at most a batch): 0 when
+	// the export is caught up.
+	Waiting uint64 `json:"waiting"`
+	// LastSent is when a collector last accepted a batch.
+	LastSent time.Time `json:"last_sent,omitzero"`
+	// LastError is why the last round failed, "" when it did not;
+	// LastErrorAt is when.
+	LastError   string    `json:"last_error,omitempty"`
+	LastErrorAt time.Time `json:"last_error_at,omitzero"`
+}
+
+// Stats returns how the export stands now.
+func (e *Exporter) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stats
 }
 
 // position is an offset in the current file, after the record seq.
@@ -155,6 +182,13 @@ func (e *Exporter) Run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		e.mu.Lock()
+		if err != nil {
+			e.stats.LastError, e.stats.LastErrorAt = err.Error(), time.Now()
+		} else {
+			e.stats.LastError = ""
+		}
+		e.mu.Unlock()
 		next := e.o.Poll
 		if err != nil {
 			e.o.Logger.Printf("audit export: %v (trying again in %s; the records wait in the log)", err, wait)
@@ -191,6 +225,9 @@ func (e *Exporter) Round(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		e.mu.Lock()
+		e.stats.Delivered, e.stats.Waiting = cur.Seq, next.Seq-cur.Seq
+		e.mu.Unlock()
 		if len(batch) == 0 {
 			e.pos = e.pending // (the cursor is where it was: read from here next time)
 			return nil
@@ -201,6 +238,9 @@ func (e *Exporter) Round(ctx context.Context) error {
 		if err := writeCursor(e.o.State, next); err != nil {
 			return err
 		}
+		e.mu.Lock()
+		e.stats.Delivered, e.stats.Waiting, e.stats.LastSent = next.Seq, 0, time.Now()
+		e.mu.Unlock()
 		cur, e.pos = next, e.pending
 		if len(batch) < maxBatch {
 			return nil // what came since waits for the next round
