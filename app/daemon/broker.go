@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,6 +69,10 @@ func (b *broker) setMax(n int) {
 func (b *broker) submit(a api.Approval, timeout time.Duration) (*pendingApproval, error) {
 	b.mu.Lock()
 	var evicted *pendingApproval
+	if (strings.HasPrefix(a.Agent, tokenPrefix) || strings.HasPrefix(a.Agent, containerPrefix)) && len(b.byAgent[a.Agent]) >= tokenMaxPending {
+		b.mu.Unlock()
+		return nil, errOverflow
+	}
 	if len(b.pending) >= b.max {
 		top, topN := "", 0
 		for agent, list := range b.byAgent {

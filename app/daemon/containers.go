@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agatehq/agate/app/api"
@@ -199,4 +200,80 @@ func insideAnswer(t *tokens.Token, resp *api.DecideResponse) *api.DecideResponse
 		out.Kept = &k
 	}
 	return &out
+}
+
+// containerFacts makes what preq learns of the disk a container's: the
+// policy reads the container's paths, however spelt, and every path it
+// derives (a word unquoted and cleaned, a cd followed, a glob) reaches
+// the host's disk only through these. A path under where the container
+// sees its project is the host project's; one under the container's
+// mount of agate's folder is that folder (agate's own, so protected);
+// the host's project as the call's words were moved to it is itself.
+// Anything else is the container's own filesystem, which the host cannot
+// see: a link there is not followed, a glob there names what it may (an
+// incomplete expansion), a file there is unknown (destroying it asks),
+// git there runs what agate did not read, and nothing there is kept.
+func (d *Daemon) containerFacts(t *tokens.Token, preq *policy.Request) {
+	folder := tokens.ContainerDir(d.paths.State, t.Name)
+	toHost := func(p string) (string, bool) {
+		p = filepath.Clean(p)
+		if h, ok := t.HostPath(p); ok {
+			return h, true
+		}
+		if t.Within(p) {
+			return p, true
+		}
+		if rest, ok := strings.CutPrefix(p, tokens.DefaultMount); ok && (rest == "" || rest[0] == '/') {
+			return folder + rest, true
+		}
+		return "", false
+	}
+	if resolve := preq.Resolve; resolve != nil {
+		preq.Resolve = func(p string) string {
+			if h, ok := toHost(p); ok {
+				return resolve(h)
+			}
+			return p
+		}
+	}
+	if glob := preq.Glob; glob != nil {
+		preq.Glob = func(pattern string) ([]string, bool) {
+			if h, ok := toHost(pattern); ok {
+				return glob(h)
+			}
+			return nil, false
+		}
+	}
+	if files := preq.Files; files != nil {
+		preq.Files = func(p string) policy.FileState {
+			if h, ok := toHost(p); ok {
+				return files(h)
+			}
+			return policy.FileUnknown
+		}
+	}
+	if repo := preq.Repo; repo != nil {
+		preq.Repo = func(dir string) policy.RepoFacts {
+			if h, ok := toHost(dir); ok {
+				return repo(h)
+			}
+			return policy.RepoFacts{Foreign: dir}
+		}
+	}
+	if read := preq.ReadPatch; read != nil {
+		preq.ReadPatch = func(p string) (string, bool) {
+			if h, ok := toHost(p); ok {
+				return read(h)
+			}
+			return "", false
+		}
+	}
+	if keep := preq.Keep; keep != nil {
+		preq.Keep = func(p, root string) policy.KeepAnswer {
+			if !t.Within(p) {
+				return policy.KeepAnswer{Why: "it is not where the host has the container's project"}
+			}
+			return keep(p, root)
+		}
+	}
 }

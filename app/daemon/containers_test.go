@@ -90,6 +90,33 @@ func TestContainerCalls(t *testing.T) {
 		t.Errorf("a call outside the mount: %+v", out)
 	}
 
+	// However a path into the project is spelt, the policy reaches the
+	// host's disk only through the container's facts: the project's
+	// secrets are seen, the container's own files are not the host's,
+	// and agate's folder in the container is agate's.
+	os.WriteFile(filepath.Join(proj, ".env"), []byte("TOKEN=x\n"), 0o600)
+	os.WriteFile(filepath.Join(proj, "README"), []byte("hi\n"), 0o644)
+	if got := call(box, "Bash", map[string]any{"command": "cat /w/README"}, "/w"); got.Decision != policy.Allow {
+		t.Errorf("a plain read in the project: %+v", got)
+	}
+	for _, cmd := range []string{"cat /w/.e*", "cat //w/.e*", "cat /./w/.e*", `cat /"w"/.e*`, `cat \/w/.e*`, "cat /[w]/.e*",
+		"cat ../w/.e*", "cd / && cat w/.e*", "cat /tmp/x/.e*", "cat /run/agate/token", "cat /run/agate/tok*"} {
+		if got := call(box, "Bash", map[string]any{"command": cmd}, "/w"); got.Decision == policy.Allow {
+			t.Errorf("%s, from the container: allowed (%s)", cmd, got.Reason)
+		}
+	}
+	if got := call(box, "Read", map[string]any{"file_path": "/run/agate/token"}, "/w"); got.Decision == policy.Allow {
+		t.Errorf("Read of the container's token: allowed (%s)", got.Reason)
+	}
+	mcp := &api.DecideRequest{Tool: "mcp__github__delete_repo", Agent: "claude-code", Cwd: "/w", MCP: &api.MCPCall{Server: "github", Tool: "delete_repo"}}
+	if _, err := box.Decide(ctx, mcp); err == nil || !strings.Contains(err.Error(), "no MCP proxy") {
+		t.Errorf("a container's call with a proxy's fields: %v", err)
+	}
+	big := &api.DecideRequest{Tool: "Write", Args: map[string]any{"file_path": "/w/big", "content": strings.Repeat("x", 2<<20)}, Agent: "claude-code", Cwd: "/w"}
+	if _, err := box.Decide(ctx, big); err == nil {
+		t.Error("a 2 MiB body from a container")
+	}
+
 	// The log: the container's name, the host's paths.
 	n := 0
 	for _, r := range readAudit(t, p) {

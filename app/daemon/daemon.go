@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -357,12 +358,17 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 		inProject = asToken(r, tok)
 	}
 	var mc *mcpCall
-	if r.MCP == nil {
+	switch {
+	case tok != nil && r.MCP != nil:
+		// A token's caller runs no proxy of agate's: its MCP fields would
+		// pin tools in the person's store.
+		return nil, errStatus(http.StatusForbidden, fmt.Errorf("token %q: a scoped token's calls carry no MCP proxy's fields", tok.Name))
+	case r.MCP == nil && tok == nil:
 		// A hook's call of a server a proxy gates: the proxy decides it.
 		if resp, ok, err := d.proxied(ctx, r); ok {
 			return resp, err
 		}
-	} else {
+	case r.MCP != nil:
 		var err error
 		if mc, err = d.prepareMCP(r, now); err != nil {
 			return nil, fmt.Errorf("mcp: %w", err)
@@ -392,6 +398,9 @@ func (d *Daemon) Decide(ctx context.Context, r *api.DecideRequest) (*api.DecideR
 	}
 	var budget *undo.Budget
 	preq.Keep, budget = d.keepFor(ctx, st.cfg, r)
+	if tok != nil && tok.Container {
+		d.containerFacts(tok, preq)
+	}
 	if mc != nil {
 		preq.MCP = mc.tool()
 	}

@@ -171,6 +171,11 @@ func (d *Daemon) TokenHandler(container string) http.Handler {
 			writeError(w, http.StatusForbidden, "a scoped token reaches only decide, outcome, runs and taint")
 			return
 		}
+		if r.ContentLength > tokenMaxBody {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a scoped token's request is at most %d MiB", tokenMaxBody>>20))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, tokenMaxBody)
 		release, why := d.tokenLimits.take(tok.Name, time.Now())
 		if why != "" {
 			writeError(w, http.StatusTooManyRequests, why)
@@ -241,6 +246,14 @@ const (
 	// tokenInFlight bounds a token's requests being answered at once (a
 	// decision that waits for a person holds one).
 	tokenInFlight = 32
+	// tokenMaxBody bounds one request's body (the person's own agents
+	// may send 40 MiB: a whole file to write), so that a token's callers
+	// together hold at most a small part of the bodies' budget.
+	tokenMaxBody = 1 << 20
+	// tokenMaxPending bounds a token's calls waiting for the person at
+	// once: past it, its next ask is denied, and the person's popup is
+	// not flooded.
+	tokenMaxPending = 4
 )
 
 // tokenLimiter is each token's bucket of requests and its count in flight.
