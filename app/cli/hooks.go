@@ -29,7 +29,7 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 	cf.add(fs)
 	project := fs.String("project", "", "the project `dir` whose settings to change or check (default: your user settings)")
 	bin := fs.String("bin", "", "with install: the agate `binary` the hooks run, absolute (default: agate-cli beside this binary, else this binary)")
-	settingsFile := fs.String("settings", "", "the settings `file` of an agent in Claude Code's hook protocol (claude-compatible): one that holds hooks.PreToolUse")
+	settingsFile := fs.String("settings", "", "the settings `file` of an agent in Claude Code's hook protocol (claude-compatible): one that holds hooks.PreToolUse; or Claude Code's managed settings (/etc/claude-code/managed-settings.json)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -64,8 +64,8 @@ func cmdHooks(ctx context.Context, e *Env, args []string) error {
 		agent := pos[1]
 		file := *settingsFile
 		switch {
-		case file != "" && agent != hooks.ClaudeCompatible:
-			return usagef("--settings goes with claude-compatible (%s has its own file: --project DIR names a project's)", agent)
+		case file != "" && agent != hooks.ClaudeCompatible && !settings.IsManaged(agent, file):
+			return usagef("--settings goes with claude-compatible, or names %s's managed settings (%s has its own file: --project DIR names a project's)", agent, agent)
 		case file == "":
 			if file, err = settings.Path(agent, *project); err != nil {
 				return usageErr(err)

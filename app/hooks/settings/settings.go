@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,7 +173,20 @@ type InstallOptions struct {
 // IsUser reports whether file is agent's user settings file.
 func IsUser(agent, file string) bool {
 	user, err := Path(agent, "")
-	return err == nil && filepath.Clean(user) == filepath.Clean(file)
+	return err == nil && filepath.Clean(user) == filepath.Clean(file) || IsManaged(agent, file)
+}
+
+// ManagedPaths are the settings files an administrator installs for every
+// user of the machine, by agent: Claude Code's managed settings. Hooks
+// written there name no socket or config of their own (each user's hook
+// finds that user's daemon), as in a user's own settings.
+var ManagedPaths = map[string][]string{
+	hooks.ClaudeCode: {"/etc/claude-code/managed-settings.json", "/Library/Application Support/ClaudeCode/managed-settings.json"},
+}
+
+// IsManaged reports whether file is one of agent's ManagedPaths.
+func IsManaged(agent, file string) bool {
+	return slices.Contains(ManagedPaths[agent], filepath.Clean(file))
 }
 
 // Install writes agate's hooks for agent into the settings file, to
@@ -219,9 +233,20 @@ func InstallWith(agent, settingsPath, bin string, timeout time.Duration, o Insta
 	if err != nil {
 		return Edit{File: settingsPath}, err
 	}
+	managed := IsManaged(agent, settingsPath)
+	if managed {
+		// Every user's agent reads it: a folder only root may enter is
+		// no managed settings at all (Claude Code reads none, silently).
+		if err := os.MkdirAll(filepath.Dir(settingsPath), 0o755); err != nil {
+			return Edit{File: settingsPath}, err
+		}
+	}
 	edit, err := editFile(settingsPath, func(data []byte) ([]byte, bool, error) {
 		return settingsjson.Install(agent, data, cmd, timeout)
 	})
+	if err == nil && managed {
+		err = sharedReadable(settingsPath)
+	}
 	if err != nil || agent != hooks.Gemini || !o.User {
 		return edit, err
 	}
@@ -231,6 +256,27 @@ func InstallWith(agent, settingsPath, bin string, timeout time.Duration, o Insta
 	}
 	edit.Policy = policy
 	return edit, nil
+}
+
+// sharedReadable makes a managed settings file readable by every user,
+// and checks that every user may reach it; it says what to change when
+// they may not.
+func sharedReadable(path string) error {
+	if err := os.Chmod(path, 0o644); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("%s is managed settings every user's agent must read, and %s is closed to them (mode %04o): chmod o+x %s", path, dir, fi.Mode().Perm(), dir)
+		}
+		if dir == filepath.Dir(dir) {
+			return nil
+		}
+	}
 }
 
 // writeGeminiPolicy writes agate's Gemini policy file, unless a file of
