@@ -371,3 +371,37 @@ func TestCopilotHooksFile(t *testing.T) {
 		t.Errorf("disableAllHooks not seen: %+v", st)
 	}
 }
+
+// TestManagedSettingsReadable: a managed settings file is left readable
+// by every user, and a folder above it that they cannot enter is an
+// error saying what to change (Claude Code would read no managed
+// settings at all).
+func TestManagedSettingsReadable(t *testing.T) {
+	if !IsManaged(hooks.ClaudeCode, "/etc/claude-code/managed-settings.json") || IsManaged(hooks.ClaudeCode, "/etc/claude-code/other.json") || IsManaged(hooks.Gemini, "/etc/claude-code/managed-settings.json") {
+		t.Error("IsManaged")
+	}
+	if !IsUser(hooks.ClaudeCode, "/etc/claude-code/managed-settings.json") {
+		t.Error("managed settings name a user's socket")
+	}
+	dir, err := os.MkdirTemp("", "agate-managed") // (t.TempDir's parent is closed to others)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	f := filepath.Join(dir, "managed-settings.json")
+	os.WriteFile(f, []byte("{}"), 0o600)
+	if err := sharedReadable(f); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(f); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+	closed := filepath.Join(dir, "closed")
+	os.Mkdir(closed, 0o700)
+	g := filepath.Join(closed, "managed-settings.json")
+	os.WriteFile(g, []byte("{}"), 0o600)
+	if err := sharedReadable(g); err == nil || !strings.Contains(err.Error(), "chmod o+x "+closed) {
+		t.Errorf("a closed folder: %v", err)
+	}
+}

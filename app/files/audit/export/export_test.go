@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -333,4 +335,62 @@ func FuzzCut(f *testing.F) {
 			t.Fatalf("not UTF-8: %q", got)
 		}
 	})
+}
+
+// TestExportHostileCollector: a collector that answers too slowly, with
+// garbage and an error, or with a flood of bytes, moves nothing on:
+// each is a failed round (the cursor stays, Run's stats say why), and
+// once a real collector answers every record arrives.
+func TestExportHostileCollector(t *testing.T) {
+	dir := t.TempDir()
+	l, err := audit.Open(filepath.Join(dir, "audit.jsonl"), 10<<20, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	writeLog(t, l, 50, "ls")
+	good := &collector{}
+	var mode atomic.Value
+	mode.Store("slow")
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch mode.Load().(string) {
+		case "slow":
+			<-release
+		case "garbage":
+			w.WriteHeader(http.StatusInternalServerError)
+			w.Write(bytes.Repeat([]byte{0xff, 0, '{'}, 1<<20))
+		case "redirect-loop":
+			http.Redirect(w, r, r.URL.String(), http.StatusFound)
+		default:
+			good.ServeHTTP(w, r)
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	e := New(Options{Log: filepath.Join(dir, "audit.jsonl"), State: filepath.Join(dir, "export.json"), HTTP: &http.Client{Timeout: 300 * time.Millisecond},
+		Target: func() (Target, error) { return Target{Endpoint: srv.URL}, nil }})
+	ctx := context.Background()
+	for _, m := range []string{"slow", "garbage", "redirect-loop"} {
+		mode.Store(m)
+		if err := e.Round(ctx); err == nil {
+			t.Errorf("%s: the round succeeded", m)
+		}
+		if cur, _ := ReadCursor(filepath.Join(dir, "export.json")); cur.Seq != 0 {
+			t.Fatalf("%s: the cursor moved to %d", m, cur.Seq)
+		}
+	}
+	if st := e.Stats(); st.Delivered != 0 || st.Waiting != 50 {
+		t.Errorf("stats after the failures: %+v", st)
+	}
+	mode.Store("good")
+	if err := e.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := good.unique(); len(got) != 50 {
+		t.Fatalf("%d records arrived, want 50", len(got))
+	}
+	if st := e.Stats(); st.Delivered != 50 || st.Waiting != 0 || st.LastSent.IsZero() {
+		t.Errorf("stats once delivered: %+v", st)
+	}
 }
