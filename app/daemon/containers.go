@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -117,25 +116,8 @@ func (d *Daemon) listenContainer(name string) (net.Listener, error) {
 	if !fi.IsDir() || owner(fi) != os.Getuid() || fi.Mode().Perm()&0o022 != 0 {
 		return nil, fmt.Errorf("its folder %s: want a folder of yours that others cannot write (it is %s, uid %d)", dir, fi.Mode(), owner(fi))
 	}
-	path := filepath.Join(dir, tokens.ContainerSocket)
-	if st, err := os.Lstat(path); err == nil {
-		if st.Mode()&os.ModeSocket == 0 {
-			return nil, fmt.Errorf("%s is not a socket: agate will not replace it", path)
-		}
-		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
-			c.Close()
-			return nil, fmt.Errorf("%w (%s)", ErrAlreadyRunning, path)
-		}
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-	}
-	l, err := net.Listen("unix", path)
+	l, err := listenShared(filepath.Join(dir, tokens.ContainerSocket))
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", path, err)
-	}
-	if err := os.Chmod(path, 0o666); err != nil {
-		l.Close()
 		return nil, err
 	}
 	pl := newPeerListener(l)

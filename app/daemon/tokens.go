@@ -102,24 +102,8 @@ func (d *Daemon) ListenTokens(path string) (net.Listener, error) {
 		return nil, fmt.Errorf("tokens' socket folder %s: want a folder of yours that others cannot write (it is %s, uid %d)", dir, fi.Mode(), owner(fi))
 	}
 	os.Chmod(dir, 0o711)
-	if st, err := os.Lstat(path); err == nil {
-		if st.Mode()&os.ModeSocket == 0 {
-			return nil, fmt.Errorf("%s is not a socket: agate will not replace it", path)
-		}
-		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
-			c.Close()
-			return nil, fmt.Errorf("%w (%s)", ErrAlreadyRunning, path)
-		}
-		if err := os.Remove(path); err != nil {
-			return nil, err
-		}
-	}
-	l, err := net.Listen("unix", path)
+	l, err := listenShared(path)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", path, err)
-	}
-	if err := os.Chmod(path, 0o666); err != nil {
-		l.Close()
 		return nil, err
 	}
 	pl := newPeerListener(l)
@@ -296,4 +280,31 @@ func (l *tokenLimiter) take(name string, now time.Time) (release func(), why str
 		b.inFlight--
 		l.mu.Unlock()
 	}), ""
+}
+
+// listenShared listens on a unix socket at path that other users may
+// connect to (0666: who may is checked per connection and per request),
+// replacing a stale socket there, never another file or a live daemon's.
+func listenShared(path string) (net.Listener, error) {
+	if st, err := os.Lstat(path); err == nil {
+		if st.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s is not a socket: agate will not replace it", path)
+		}
+		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("%w (%s)", ErrAlreadyRunning, path)
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o666); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
 }
