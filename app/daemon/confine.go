@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,7 +97,24 @@ func (d *Daemon) confinementFor(cfg *policy.Config, r *api.DecideRequest, c poli
 			out.Writable = append(out.Writable, w)
 		}
 	}
+	// The folder git takes hooks from (core.hooksPath) runs at the next
+	// commit, outside any sandbox: it stays read-only in the project; one
+	// that is not there yet could be made, so the project is read-only.
+	if rf := d.facts.Repo(work); rf.HooksDir != "" && pathWithin(work, rf.HooksDir) && !out.ReadOnly {
+		if fi, err := os.Lstat(rf.HooksDir); err == nil && fi.IsDir() {
+			out.Protected = append(slices.Clone(out.Protected), rf.HooksDir)
+		} else {
+			out.ReadOnly = true
+			out.Why = strings.TrimSpace(out.Why + " (read-only: the repository takes its hooks from " + rf.HooksDir + ", which is not there yet)")
+		}
+	}
 	return out
+}
+
+// pathWithin reports whether p is dir or under it.
+func pathWithin(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // projectSecretsTTL is how long the secret files found in a project are

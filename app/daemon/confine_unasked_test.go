@@ -3,7 +3,9 @@ package daemon
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -254,5 +256,46 @@ func TestConfinedGrantRunsConfined(t *testing.T) {
 	call("u", other)
 	if again := call("u", other); again.Decision != policy.Allow || again.Sandbox || again.Confine != nil {
 		t.Errorf("allowed unconfined for the session, again: %+v", again)
+	}
+}
+
+// TestConfinedHooksPathReadOnly: where the repository takes its hooks
+// from a folder in the project (core.hooksPath), a confined run of the
+// project's code keeps that folder read-only (a hook written there would
+// run at the next commit, unconfined); where that folder is not there
+// yet, the whole project is read-only.
+func TestConfinedHooksPathReadOnly(t *testing.T) {
+	ctx := context.Background()
+	p := apptest.Paths(t, "")
+	d, client := startDaemon(t, p)
+	needKernelSandbox(t, d)
+	proj := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"config", "core.hooksPath", ".githooks"}} {
+		if out, err := exec.Command("git", append([]string{"-C", proj}, args...)...).CombinedOutput(); err != nil {
+			t.Skipf("git: %v %s", err, out)
+		}
+	}
+	call := func() *api.Confinement {
+		t.Helper()
+		r := apptest.Call("Bash", "go test ./...")
+		r.Cwd, r.Workspace = proj, proj
+		resp, err := client.Decide(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Decision != policy.Allow || resp.Confine == nil {
+			t.Fatalf("go test: %+v", resp)
+		}
+		return resp.Confine
+	}
+	if c := call(); !c.ReadOnly || !strings.Contains(c.Why, ".githooks") {
+		t.Errorf("with the hooks folder not there yet: %+v", c)
+	}
+	os.Mkdir(filepath.Join(proj, ".githooks"), 0o755)
+	time.Sleep(10 * time.Millisecond)
+	now := time.Now()
+	os.Chtimes(filepath.Join(proj, ".git", "config"), now, now) // (a new stamp)
+	if c := call(); c.ReadOnly || !slices.Contains(c.Protected, filepath.Join(proj, ".githooks")) {
+		t.Errorf("with the hooks folder there: %+v", c)
 	}
 }

@@ -50,6 +50,9 @@ type repoEntry struct {
 	facts   policy.RepoFacts
 	stamp   string // what the entry was learnt from (config and hooks mtimes)
 	learned time.Time
+	// hooks is the hooks folder core.hooksPath names ("" for none) and
+	// hooksStamp its mtime when learnt: a hook added there is seen at once.
+	hooks, hooksStamp string
 }
 
 // NewFacts returns an empty cache of facts.
@@ -177,9 +180,9 @@ func (f *Facts) Repo(dir string) policy.RepoFacts {
 	}
 	gitDir := filepath.Join(root, ".git")
 	stamp := mtimeOf(filepath.Join(gitDir, "config")) + "|" + mtimeOf(filepath.Join(gitDir, "config.worktree")) +
-		"|" + mtimeOf(filepath.Join(gitDir, "hooks"))
+		"|" + mtimeOf(filepath.Join(gitDir, "hooks")) + "|" + globalConfigStamp()
 	f.mu.Lock()
-	if e, ok := f.repos[root]; ok && e.stamp == stamp && time.Since(e.learned) < time.Minute {
+	if e, ok := f.repos[root]; ok && e.stamp == stamp && time.Since(e.learned) < time.Minute && (e.hooks == "" || mtimeOf(e.hooks) == e.hooksStamp) {
 		f.mu.Unlock()
 		return e.facts
 	}
@@ -219,10 +222,25 @@ func (f *Facts) Repo(dir string) policy.RepoFacts {
 			}
 		}
 	}
+	e := repoEntry{facts: rf, stamp: stamp, learned: time.Now()}
+	if rf.HooksDir != "" {
+		e.hooks, e.hooksStamp = rf.HooksDir, mtimeOf(rf.HooksDir)
+	}
 	f.mu.Lock()
-	f.repos[root] = repoEntry{facts: rf, stamp: stamp, learned: time.Now()}
+	f.repos[root] = e
 	f.mu.Unlock()
 	return rf
+}
+
+// globalConfigStamp is the mtimes of the person's git config files, which
+// may set core.hooksPath (and what runs code) for every repository.
+func globalConfigStamp() string {
+	home, _ := api.HomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	return mtimeOf(filepath.Join(home, ".gitconfig")) + "|" + mtimeOf(filepath.Join(xdg, "git", "config"))
 }
 
 // outside answers Repo for a folder in no repository: git there reads

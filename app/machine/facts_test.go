@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/agatehq/agate/policy"
 )
@@ -131,8 +132,17 @@ func TestRepoFacts(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, ".githooks", "pre-push"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if rf := NewFacts().Repo(dir); !slices.Equal(rf.Hooks, []string{"pre-push"}) {
+		f := NewFacts()
+		if rf := f.Repo(dir); !slices.Equal(rf.Hooks, []string{"pre-push"}) {
 			t.Errorf("Hooks = %q", rf.Hooks)
+		}
+		// A hook added there is seen at once, not after the cache's minute.
+		time.Sleep(10 * time.Millisecond) // (a new mtime)
+		if err := os.WriteFile(filepath.Join(dir, ".githooks", "pre-commit"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if rf := f.Repo(dir); !slices.Equal(slices.Sorted(slices.Values(rf.Hooks)), []string{"pre-commit", "pre-push"}) {
+			t.Errorf("Hooks after one was added = %q (the cache missed it)", rf.Hooks)
 		}
 	})
 	t.Run("the person's global config", func(t *testing.T) {
