@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"maps"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -31,7 +33,7 @@ var gitDirNames = map[string]bool{"HEAD": true, "config": true, "objects": true,
 // fg/config); "" when there is none.
 func gitDirWritten(c *cmdRun) string {
 	base := c.base
-	for w := range c.sh.written {
+	for _, w := range slices.Sorted(maps.Keys(c.sh.written)) { // (the first in order: one reason, every time)
 		d := path.Dir(w)
 		if !gitDirNames[path.Base(w)] {
 			continue
