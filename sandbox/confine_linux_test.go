@@ -380,11 +380,17 @@ v=$(cat /proc/sys/kernel/domainname) && echo "$v" > /proc/sys/kernel/domainname`
 			// The folder: cat, ls, a file in it and cat again after the
 			// chmod are refused; each file: cat, and cat again (ls shows a
 			// file's name, and a path below a file is "not a directory").
-			if n := strings.Count(stderr, "Permission denied"); n != 4+2+2 {
-				t.Errorf("%d reads refused as permission denied, want 8: a hidden path must not read as empty\n%s", n, stderr)
-			}
-			if strings.Contains(stderr, "No such file") && !strings.Contains(stderr, "Not a directory") {
+			want := 4 + 2 + 2
+			if l := h.opts.Launcher; l == LauncherPodman || l == LauncherDocker {
+				// A container holds only what it mounts: the two secrets
+				// outside the work dir are not in it at all; the one in
+				// it reads as permission denied.
+				want = 2
+			} else if strings.Contains(stderr, "No such file") && !strings.Contains(stderr, "Not a directory") {
 				t.Errorf("a hidden path reads as missing:\n%s", stderr)
+			}
+			if n := strings.Count(stderr, "Permission denied"); n != want {
+				t.Errorf("%d reads refused as permission denied, want %d: a hidden path must not read as empty\n%s", n, want, stderr)
 			}
 			if n := strings.Count(stderr, "chmod: "); n != len(h.secrets) {
 				t.Errorf("%d chmods refused, want %d:\n%s", n, len(h.secrets), stderr)
@@ -497,7 +503,7 @@ func firstLineOf(b []byte) string {
 // filesystem made of the host's /usr, read-only, with runc (crun cannot
 // run under this machine's cgroup setup).
 func podmanOptions(t *testing.T) (Options, string) {
-	o := Options{Launcher: LauncherPodman}
+	o := Options{Launcher: LauncherPodman, Image: "/"} // (the root folder is made below: no registry here)
 	if err := (&container{engine: LauncherPodman}).check(o); err != nil {
 		return o, "podman: " + err.Error()
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // container runs the command in a docker or podman container that sees
@@ -48,6 +49,28 @@ func (c *container) check(o Options) error {
 			return errors.New("docker has no engine here (no docker.sock, no DOCKER_HOST)")
 		}
 	}
+	// The image must be on this machine: a confined run never pulls one
+	// (--pull never), so a missing image is a launcher that cannot run,
+	// not a command that failed.
+	img := o.Image
+	if filepath.IsAbs(img) {
+		if fi, err := os.Stat(img); err != nil || !fi.IsDir() {
+			return fmt.Errorf("the root folder %s ([sandbox] image) is not there", img)
+		}
+		return nil
+	}
+	if img == "" {
+		img = DefaultImage
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	args := []string{"image", "exists", img}
+	if c.engine == LauncherDocker {
+		args = []string{"image", "inspect", "--format", "{{.Id}}", img}
+	}
+	if err := exec.CommandContext(ctx, c.engine, args...).Run(); err != nil {
+		return fmt.Errorf("the image %s is not on this machine, and agate never pulls one (%s pull %s, or [sandbox] image = a root folder)", img, c.engine, img)
+	}
 	return nil
 }
 
@@ -61,7 +84,7 @@ var containerEnvSkip = map[string]bool{
 // args returns the engine's arguments for p, after the engine's name.
 func (c *container) args(p *plan) []string {
 	o := p.opts
-	a := []string{"run", "--rm", "-i",
+	a := []string{"run", "--rm", "-i", "--pull", "never",
 		"--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
 		"--pids-limit", "4096"}
 	if c.engine == LauncherDocker {
@@ -103,6 +126,8 @@ func (c *container) args(p *plan) []string {
 		case mountBindRO, mountProtect:
 			a = append(a, "-v", volume(m.path, "ro"))
 		case mountHideDir:
+			// (A hidden path outside the mounts is not in the container at
+			// all.) In them, it reads as "permission denied", never empty.
 			if under(m.path, p.bound()) {
 				a = append(a, "--tmpfs", m.path+":ro,mode=0000")
 			}
@@ -111,8 +136,10 @@ func (c *container) args(p *plan) []string {
 				a = append(a, "--tmpfs", m.path)
 			}
 		case mountHideFile:
+			// An empty file of mode 0000, read-only (hidden, not empty:
+			// /dev/null would read as an empty file).
 			if under(m.path, p.bound()) {
-				a = append(a, "-v", "/dev/null:"+m.path+":ro")
+				a = append(a, "-v", p.hiddenFile+":"+m.path+":ro")
 			}
 		}
 	}
@@ -134,6 +161,34 @@ func (c *container) args(p *plan) []string {
 	return append(a, p.argv...)
 }
 
+// hiddenFile is the empty file of mode 0000 the container launchers
+// bind over a hidden file: <temp dir>/agate-hidden-UID/hidden, in a
+// folder of this user's that nobody else may enter, made when missing
+// and refused when it is not exactly that (another user's, a link, not
+// empty, readable).
+func hiddenFile() (string, error) {
+	dir := filepath.Join(os.TempDir(), "agate-hidden-"+strconv.Itoa(os.Getuid()))
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", err
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || !closedToOthers(fi) {
+		return "", fmt.Errorf("%s is not a folder of yours closed to others: agate will not use it", dir)
+	}
+	path := filepath.Join(dir, "hidden")
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0)
+		if err != nil {
+			return "", err
+		}
+		f.Close()
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != 0 || !unreadable(fi) {
+		return "", fmt.Errorf("%s is not an empty file of yours of mode 0000: agate will not use it", path)
+	}
+	return path, nil
+}
+
 // volume is a -v argument binding path onto itself.
 func volume(path, mode string) string {
 	v := path + ":" + path
@@ -147,6 +202,13 @@ func (c *container) command(ctx context.Context, p *plan) (*exec.Cmd, error) {
 	for _, m := range p.mounts {
 		if strings.Contains(m.path, ":") {
 			return nil, fmt.Errorf("%s cannot mount %q: the path has a colon", c.engine, m.path)
+		}
+		if m.kind == mountHideFile && p.hiddenFile == "" {
+			f, err := hiddenFile()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.engine, err)
+			}
+			p.hiddenFile = f
 		}
 	}
 	cmd := exec.CommandContext(ctx, c.engine, c.args(p)...)

@@ -29,7 +29,7 @@ func TestContainerArgs(t *testing.T) {
 			engine: LauncherPodman,
 			p: &plan{work: "/w", argv: []string{"make"}, env: []string{"PATH=/x", "LANG=C", "HOME=/root", "KEEP=1"},
 				mounts: []mount{{mountBindRW, "/w"}, {mountPin, "/w/.git"}, {mountProtect, "/w/.git/hooks"}}},
-			want: []string{"run", "--rm", "-i", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+			want: []string{"run", "--rm", "-i", "--pull", "never", "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
 				"--ulimit", "nofile=1024:1024", "--network", "none",
 				"-v", "/w:/w", "-v", "/w/.git:/w/.git", "-v", "/w/.git/hooks:/w/.git/hooks:ro", "-w", "/w",
 				"-e", "LANG", "-e", "KEEP", DefaultImage, "make"},
@@ -67,12 +67,12 @@ func TestContainerArgs(t *testing.T) {
 			wantNot: []string{DefaultImage},
 		},
 		{
-			name:   "hidden paths: only those inside a mount matter",
+			name:   "hidden paths: those inside a mount read as permission denied",
 			engine: LauncherPodman,
-			p: &plan{work: "/w", argv: []string{"true"},
+			p: &plan{work: "/w", argv: []string{"true"}, hiddenFile: "/tmp/agate-hidden-0/hidden",
 				mounts: []mount{{mountBindRW, "/w"}, {mountHideDir, "/w/state"}, {mountHideFile, "/w/s.sock"}, {mountHideDir, "/run/user"}}},
-			want:    []string{"--tmpfs", "/w/state:ro,mode=0000", "-v", "/dev/null:/w/s.sock:ro"},
-			wantNot: []string{"/run/user"},
+			want:    []string{"--tmpfs", "/w/state:ro,mode=0000", "-v", "/tmp/agate-hidden-0/hidden:/w/s.sock:ro"},
+			wantNot: []string{"/dev/null:/w/s.sock:ro", "/run/user:ro,mode=0000"},
 		},
 	}
 	for _, tt := range tests {

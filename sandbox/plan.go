@@ -45,6 +45,9 @@ type plan struct {
 	env      []string
 	net      bool
 	argv     []string
+	// hiddenFile is the container launchers' placeholder for a hidden
+	// file (hiddenFile), set when the plan hides one.
+	hiddenFile string
 }
 
 // errNoCommand is returned for an empty argv.

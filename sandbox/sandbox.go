@@ -39,9 +39,10 @@ const stopGrace = 5 * time.Second
 type launcher interface {
 	// name is the launcher's name, as in the config.
 	name() string
-	// check tells quickly, without running anything, whether the launcher
-	// can be tried here: its program is installed, the kernel has what it
-	// needs. The error says what is missing.
+	// check tells quickly, without running the command, whether the
+	// launcher can be tried here: its program is installed, the kernel has
+	// what it needs, a container's image is on this machine (asked of the
+	// engine). The error says what is missing.
 	check(o Options) error
 	// command builds the confined command. Stdin, stdout and stderr are
 	// left for the caller.
